@@ -122,6 +122,7 @@ class Learning:
     hits: int = 0
     last_used_at: str = ""
     updated_at: str = ""
+    verified_at: str = ""  # when a person or agent last confirmed the learning against its code
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Learning:

@@ -1,0 +1,1 @@
+"""The `tether` command line: a thin adapter over the library."""

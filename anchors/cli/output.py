@@ -1,0 +1,51 @@
+"""Output for the CLI: one JSON document for scripts, rich tables for people, one line for errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def print_json(obj: Any) -> None:
+    """Print exactly one JSON document on stdout."""
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """A rich table on a terminal; plain tab-separated lines when piped."""
+    if not sys.stdout.isatty():
+        for row in rows:
+            sys.stdout.write("\t".join(_plain(c) for c in row) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=title, title_justify="left", show_lines=False)
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        # Text() keeps memory content literal: no rich markup from what people wrote.
+        table.add_row(*(Text(_plain(c)) for c in row))
+    Console().print(table)
+
+
+def print_line(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def note(text: str) -> None:
+    """A notice for people, on stderr so stdout stays clean for scripts."""
+    sys.stderr.write(text + "\n")
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)

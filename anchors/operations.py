@@ -1,0 +1,296 @@
+"""Operations: the only way memory changes. Each type validates its payload and applies to a projection.
+
+An op is one line of canonical JSON in its author's partition. Its id is the SHA-256 of the canonical
+encoding of everything else in it, and `prev` is the id of the partition's previous op, so each
+partition is a hash chain: one changed byte breaks it at a nameable op.
+
+Apply functions turn an op into SQL statements over the projection's `records` table (see
+`anchors.projection`), so a replay streams ops without holding records in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from anchors.record import (
+    CATEGORIES,
+    STABILITIES,
+    Anchor,
+    Evidence,
+    Learning,
+    RecordError,
+    validate_learning,
+)
+
+OP_TYPES = (
+    "add",
+    "update",
+    "reinforce",
+    "confirm",
+    "invalidate",
+    "supersede",
+    "reanchor",
+    "mark-stale",
+    "promote",
+    "archive",
+    "restore",
+    "forget",
+    "store-write",
+)
+
+# Fields an `update` op may change; lifecycle fields change only through their own ops.
+UPDATABLE = {
+    "text": str,
+    "description": str,
+    "tags": list,
+    "category": str,
+    "confidence": (int, float),
+    "stability": str,
+    "importance": (int, float),
+    "change_condition": str,
+    "review_cadence_days": int,
+    "next_review": str,
+    "evidence": list,
+    "valid_from": str,
+    "valid_to": str,
+}
+
+_ID_PREFIX = b'{"id":"'
+
+
+class OpError(ValueError):
+    """An op is malformed: bad JSON, a wrong hash, an unknown type or a payload that does not fit."""
+
+
+def canonical(obj: Any) -> bytes:
+    """The one canonical JSON encoding: sorted keys, no whitespace, UTF-8."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@dataclass
+class Op:
+    type: str
+    target: str  # the record the op is about
+    author: str  # git identity (email)
+    part: str  # the partition (author key + replica) the op belongs to
+    clock: int  # Lamport clock
+    time: str  # ISO-8601 UTC, milliseconds
+    prev: str  # id of the previous op in the same partition, "" for the first
+    payload: dict[str, Any] = field(default_factory=dict)
+    id: str = ""
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "target": self.target,
+            "author": self.author,
+            "part": self.part,
+            "clock": self.clock,
+            "time": self.time,
+            "prev": self.prev,
+            "payload": self.payload,
+        }
+
+    def seal(self) -> Op:
+        """Compute the id from the canonical body. Returns self."""
+        self.id = hashlib.sha256(canonical(self.body())).hexdigest()
+        return self
+
+    def to_line(self) -> bytes:
+        """`{"id":"…",<canonical body>}`: the id first so verification needs no re-encoding."""
+        body = canonical(self.body())
+        return _ID_PREFIX + self.id.encode() + b'",' + body[1:] + b"\n"
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        """Replay order: Lamport clock, then partition, then id. The same everywhere."""
+        return (self.clock, self.part, self.id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, **self.body()}
+
+
+def parse_line(line: bytes, *, verify: bool = True) -> Op:
+    """Decode one partition line into an Op, checking its hash when `verify`."""
+    line = line.rstrip(b"\n")
+    if not line.startswith(_ID_PREFIX) or len(line) < len(_ID_PREFIX) + 66:
+        raise OpError("not an op line")
+    claimed = line[len(_ID_PREFIX) : len(_ID_PREFIX) + 64].decode("ascii", "replace")
+    if line[len(_ID_PREFIX) + 64 : len(_ID_PREFIX) + 66] != b'",':
+        raise OpError("not an op line")
+    body = b"{" + line[len(_ID_PREFIX) + 66 :]
+    if verify and hashlib.sha256(body).hexdigest() != claimed:
+        raise OpError(f"op {claimed[:12]} does not match its hash")
+    try:
+        data = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OpError(f"op {claimed[:12]} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise OpError("op is not an object")
+    try:
+        op = Op(
+            type=str(data["type"]),
+            target=str(data["target"]),
+            author=str(data["author"]),
+            part=str(data["part"]),
+            clock=int(data["clock"]),
+            time=str(data["time"]),
+            prev=str(data["prev"]),
+            payload=data["payload"],
+            id=claimed,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise OpError(f"op {claimed[:12]} lacks a field: {exc}") from None
+    if not isinstance(op.payload, dict):
+        raise OpError(f"op {claimed[:12]} has a payload that is not an object")
+    return op
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation: one function per op type, raising OpError.
+
+
+def _need_str(payload: dict[str, Any], key: str, *, allow_empty: bool = False) -> str:
+    value = payload.get(key)
+    if not isinstance(value, str) or (not allow_empty and not value.strip()):
+        raise OpError(f"payload.{key} must be a non-empty string")
+    return value
+
+
+def _validate_record(data: Any, target: str) -> Learning:
+    if not isinstance(data, dict):
+        raise OpError("payload.record must be an object")
+    try:
+        record = Learning.from_dict(data)
+        validate_learning(record)
+    except (RecordError, TypeError, ValueError) as exc:
+        raise OpError(f"invalid record: {exc}") from None
+    if record.id != target:
+        raise OpError("payload.record.id differs from the op target")
+    return record
+
+
+def _validate_anchors(data: Any) -> None:
+    if not isinstance(data, list) or not all(isinstance(a, dict) and a.get("path") for a in data):
+        raise OpError("payload.anchors must be a list of anchors with paths")
+
+
+def _v_add(op: Op) -> None:
+    _validate_record(op.payload.get("record"), op.target)
+
+
+def _v_update(op: Op) -> None:
+    fields = op.payload.get("fields")
+    if not isinstance(fields, dict) or not fields:
+        raise OpError("payload.fields must be a non-empty object")
+    for key, value in fields.items():
+        kind = UPDATABLE.get(key)
+        if kind is None:
+            raise OpError(f"field {key!r} cannot be updated")
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise OpError(f"field {key!r} has the wrong type")
+    if "category" in fields and fields["category"] not in CATEGORIES:
+        raise OpError(f"unknown category {fields['category']!r}")
+    if "stability" in fields and fields["stability"] not in STABILITIES:
+        raise OpError(f"unknown stability {fields['stability']!r}")
+    if "text" in fields and not fields["text"].strip():
+        raise OpError("text is empty")
+
+
+def _v_none(op: Op) -> None:
+    return None
+
+
+def _v_reason(op: Op) -> None:
+    _need_str(op.payload, "reason")
+
+
+def _v_confirm(op: Op) -> None:
+    if "anchors" in op.payload:
+        _validate_anchors(op.payload["anchors"])
+
+
+def _v_supersede(op: Op) -> None:
+    data = op.payload.get("record")
+    if not isinstance(data, dict) or not data.get("id"):
+        raise OpError("payload.record must be a record with an id")
+    _validate_record(data, str(data["id"]))
+    if data["id"] == op.target:
+        raise OpError("a record cannot supersede itself")
+
+
+def _v_reanchor(op: Op) -> None:
+    _validate_anchors(op.payload.get("anchors"))
+
+
+def _v_store_write(op: Op) -> None:
+    _need_str(op.payload, "store")
+    _need_str(op.payload, "sha256")
+
+
+VALIDATORS: dict[str, Callable[[Op], None]] = {
+    "add": _v_add,
+    "update": _v_update,
+    "reinforce": _v_none,
+    "confirm": _v_confirm,
+    "invalidate": _v_reason,
+    "supersede": _v_supersede,
+    "reanchor": _v_reanchor,
+    "mark-stale": _v_reason,
+    "promote": _v_none,
+    "archive": _v_reason,
+    "restore": _v_none,
+    "forget": _v_none,
+    "store-write": _v_store_write,
+}
+
+
+def validate(op: Op) -> None:
+    """Raise OpError when the op's type or payload is not valid."""
+    validator = VALIDATORS.get(op.type)
+    if validator is None:
+        raise OpError(f"unknown op type {op.type!r}")
+    if not op.target or not isinstance(op.target, str):
+        raise OpError("an op needs a target")
+    if op.clock < 1:
+        raise OpError("an op's clock starts at 1")
+    validator(op)
+
+
+def texts_of(op: Op) -> list[tuple[str, str]]:
+    """Every piece of prose an op would write, as (field, text): what the scanner must see."""
+    out: list[tuple[str, str]] = []
+    records = []
+    if op.type in ("add", "supersede"):
+        records.append(op.payload.get("record") or {})
+    for rec in records:
+        for key in ("text", "description", "change_condition", "status_reason"):
+            if isinstance(rec.get(key), str) and rec[key]:
+                out.append((key, rec[key]))
+        for tag in rec.get("tags") or []:
+            out.append(("tags", str(tag)))
+        for ev in rec.get("evidence") or []:
+            if isinstance(ev, dict):
+                out.append(("evidence", f"{ev.get('ref', '')} {ev.get('note', '')}".strip()))
+    fields = op.payload.get("fields")
+    if isinstance(fields, dict):
+        for key in ("text", "description", "change_condition"):
+            if isinstance(fields.get(key), str):
+                out.append((key, fields[key]))
+        for tag in fields.get("tags") or []:
+            out.append(("tags", str(tag)))
+    if isinstance(op.payload.get("reason"), str):
+        out.append(("reason", op.payload["reason"]))
+    return out
+
+
+def anchors_from(data: list[dict[str, Any]]) -> list[Anchor]:
+    return [Anchor.from_dict(a) for a in data]
+
+
+def evidence_from(data: list[dict[str, Any]]) -> list[Evidence]:
+    return [Evidence.from_dict(e) for e in data]

@@ -1,0 +1,404 @@
+"""The SQLite projection of the op-log: records, anchors and full-text search. A cache, never the truth.
+
+`.git/tether/index.sqlite` carries a schema version and, per partition, how far it has read. On open it
+is brought up to date: new ops that sort after everything applied are applied incrementally; anything
+else (a missing, corrupt or outdated file, ops that arrived out of order through a sync, a partition
+that shrank) rebuilds it by replaying the whole log into a fresh file that then replaces the old one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from anchors.oplog import LineIssue, OpLog
+from anchors.operations import Op, OpError, validate
+from anchors.record import Learning
+
+SCHEMA_VERSION = 3
+INDEX_FILE = "index.sqlite"
+QUARANTINE_FILE = "quarantine.jsonl"
+
+# Columns of `records`, in Learning field order; list-valued fields are stored as JSON text.
+LIST_FIELDS = ("tags", "anchors", "evidence")
+COLUMNS = (
+    "id", "text", "kind", "store", "category", "description", "tags", "anchors", "evidence",
+    "author", "author_name", "source", "session", "valid_from", "valid_to", "recorded_at",
+    "retired_at", "confidence", "stability", "layer", "status", "status_reason", "supersedes",
+    "superseded_by", "change_condition", "review_cadence_days", "next_review", "importance", "hits",
+    "last_used_at", "updated_at", "verified_at",
+)  # fmt: skip
+
+SCHEMA = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE records (
+  rowid INTEGER PRIMARY KEY,
+  {", ".join(f"{c} {'TEXT UNIQUE NOT NULL' if c == 'id' else ''}" for c in COLUMNS)},
+  prior_status TEXT DEFAULT ''
+);
+CREATE INDEX records_status ON records(status, category);
+CREATE TABLE anchors (
+  record_id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, start_line INTEGER, end_line INTEGER,
+  commit_sha TEXT
+);
+CREATE INDEX anchors_path ON anchors(path);
+CREATE INDEX anchors_record ON anchors(record_id);
+CREATE VIRTUAL TABLE records_fts USING fts5(text, description, tags, tokenize='porter unicode61');
+CREATE TABLE op_index (target TEXT NOT NULL, part TEXT NOT NULL, offset INTEGER NOT NULL);
+CREATE INDEX op_index_target ON op_index(target);
+CREATE TABLE forgotten (id TEXT PRIMARY KEY, time TEXT);
+CREATE TABLE store_writes (op_id TEXT PRIMARY KEY, store TEXT, name TEXT, sha256 TEXT, author TEXT,
+  time TEXT);
+CREATE TABLE skipped (part TEXT, line INTEGER, op_id TEXT, problem TEXT);
+"""
+
+
+@dataclass
+class RefreshResult:
+    rebuilt: bool = False
+    applied: int = 0
+    reason: str = ""
+    issues: list[LineIssue] = field(default_factory=list)
+
+
+def load_quarantine(tether_dir: Path) -> dict[str, str]:
+    """Op ids the sync refused to apply (failed the scanner or their hash), with the reason."""
+    path = tether_dir / QUARANTINE_FILE
+    out: dict[str, str] = {}
+    if not path.exists():
+        return out
+    for line in path.read_bytes().splitlines():
+        with contextlib.suppress(ValueError, AttributeError):
+            entry = json.loads(line)
+            out[str(entry["op"])] = str(entry.get("reason", ""))
+    return out
+
+
+class Projection:
+    """Read access to the projected records, kept current with the op-log."""
+
+    def __init__(self, tether_dir: Path, oplog: OpLog) -> None:
+        self.tether_dir = tether_dir
+        self.oplog = oplog
+        self.path = tether_dir / INDEX_FILE
+        self.db: apsw.Connection = self._open_current()
+
+    # -- opening and refreshing --------------------------------------------------------------
+
+    def _connect(self, path: Path) -> apsw.Connection:
+        db = apsw.Connection(str(path))
+        db.setbusytimeout(10_000)
+        return db
+
+    def _open_current(self) -> apsw.Connection:
+        if self.path.exists():
+            try:
+                db = self._connect(self.path)
+                version = db.execute("SELECT value FROM meta WHERE key='schema_version'").get
+                if version == str(SCHEMA_VERSION):
+                    return db
+                db.close()
+            except apsw.Error:
+                pass
+        self.rebuild()
+        return self._connect(self.path)
+
+    def refresh(self) -> RefreshResult:
+        """Bring the projection up to date with the op-log (cheap when nothing changed)."""
+        try:
+            return self._refresh()
+        except apsw.Error as exc:
+            # A corrupt file shows itself here at the latest: replace it from the log.
+            with contextlib.suppress(apsw.Error):
+                self.db.close()
+            result = self.rebuild(reason=f"projection unreadable ({exc.__class__.__name__})")
+            self.db = self._connect(self.path)
+            return result
+
+    def _refresh(self) -> RefreshResult:
+        parts = self.oplog.parts()
+        sizes = {p: self.oplog.complete_size(p) for p in parts}
+        quarantine_size = _size(self.tether_dir / QUARANTINE_FILE)
+        state = self._meta()
+        if state.get("quarantine_size", 0) != quarantine_size:
+            return self._swap_rebuild("the quarantine list changed")
+        known: dict[str, list[Any]] = state.get("parts", {})
+        if set(known) - set(parts):
+            return self._swap_rebuild("a partition disappeared")
+        new_ops: list[tuple[Op, int]] = []
+        issues: list[LineIssue] = []
+        for part in parts:
+            offset, last_id = known.get(part, [0, ""])
+            size = sizes[part]
+            if size < offset:
+                return self._swap_rebuild(f"partition {part} shrank")
+            if size == offset:
+                continue
+            if offset and last_id:
+                try:
+                    # The op just before the offset must still be the one we applied last.
+                    if self._op_before(part, offset) != last_id:
+                        return self._swap_rebuild(f"partition {part} was rewritten")
+                except (OpError, OSError):
+                    return self._swap_rebuild(f"partition {part} was rewritten")
+            for off, _number, line in self.oplog.read(part, offset):
+                op = _parse(line, part, issues)
+                if op is not None:
+                    new_ops.append((op, off))
+        if not new_ops and all(sizes[p] == known.get(p, [0])[0] for p in parts):
+            return RefreshResult()
+        max_key = tuple(state.get("max_key", [0, "", ""]))
+        if any(op.key <= max_key for op, _ in new_ops):  # type: ignore[operator]
+            return self._swap_rebuild("ops arrived out of order (sync)")
+        quarantine = load_quarantine(self.tether_dir)
+        new_ops.sort(key=lambda pair: pair[0].key)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            # Re-check under SQLite's write lock: another process may have refreshed meanwhile.
+            if self._meta().get("parts", {}) != known:
+                self.db.execute("ROLLBACK")
+                return self._refresh()
+            touched = self._apply_all(self.db, new_ops, quarantine, issues, incremental=True)
+            self._reindex(self.db, touched)
+            self._write_meta(self.db, parts, sizes, new_ops, max_key, quarantine_size)
+            self.db.execute("COMMIT")
+        except BaseException:
+            if not self.db.autocommit:
+                self.db.execute("ROLLBACK")
+            raise
+        return RefreshResult(applied=len(new_ops), issues=issues)
+
+    def _op_before(self, part: str, offset: int) -> str:
+        return _id_before(self.oplog, part, offset)
+
+    def _swap_rebuild(self, reason: str) -> RefreshResult:
+        with contextlib.suppress(apsw.Error):
+            self.db.close()
+        result = self.rebuild(reason=reason)
+        self.db = self._connect(self.path)
+        return result
+
+    def rebuild(self, reason: str = "no projection yet") -> RefreshResult:
+        """Replay the whole log into a fresh file, then atomically put it in place."""
+        tmp = self.path.with_name(f"{INDEX_FILE}.{os.getpid()}.tmp")
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{tmp}{suffix}")
+        db = self._connect(tmp)
+        db.execute("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536")
+        issues: list[LineIssue] = []
+        quarantine = load_quarantine(self.tether_dir)
+        parts = self.oplog.parts()
+        sizes = {p: self.oplog.complete_size(p) for p in parts}
+        quarantine_size = _size(self.tether_dir / QUARANTINE_FILE)
+        with db:
+            db.execute(SCHEMA)
+            count, max_key = self._replay(db, parts, sizes, quarantine, issues)
+            self._reindex(db, None)
+            last = {p: (sizes[p], _id_before(self.oplog, p, sizes[p])) for p in parts}
+            _put_meta(db, "schema_version", str(SCHEMA_VERSION))
+            _put_meta(db, "parts", json.dumps({p: list(v) for p, v in last.items()}))
+            _put_meta(db, "max_key", json.dumps(list(max_key)))
+            _put_meta(db, "quarantine_size", json.dumps(quarantine_size))
+        db.execute("PRAGMA journal_mode=WAL")
+        db.close()
+        os.replace(tmp, self.path)
+        for suffix in ("-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{self.path}{suffix}")
+        return RefreshResult(rebuilt=True, applied=count, reason=reason, issues=issues)
+
+    def _replay(
+        self,
+        db: apsw.Connection,
+        parts: list[str],
+        sizes: dict[str, int],
+        quarantine: dict[str, str],
+        issues: list[LineIssue],
+    ) -> tuple[int, tuple[int, str, str]]:
+        import heapq
+
+        def stream(part: str) -> Iterator[tuple[Op, int]]:
+            for off, _number, line in self.oplog.read(part, 0, sizes[part]):
+                op = _parse(line, part, issues)
+                if op is not None:
+                    yield op, off
+
+        merged = heapq.merge(*(stream(p) for p in parts), key=lambda pair: pair[0].key)
+        count = 0
+        max_key: tuple[int, str, str] = (0, "", "")
+        batch: list[tuple[Op, int]] = []
+        for pair in merged:
+            batch.append(pair)
+            if len(batch) >= 5000:
+                self._apply_all(db, batch, quarantine, issues, incremental=False)
+                count += len(batch)
+                max_key = batch[-1][0].key
+                batch = []
+        if batch:
+            self._apply_all(db, batch, quarantine, issues, incremental=False)
+            count += len(batch)
+            max_key = batch[-1][0].key
+        return count, max_key
+
+    # -- applying ---------------------------------------------------------------------------
+
+    def _apply_all(
+        self,
+        db: apsw.Connection,
+        ops: list[tuple[Op, int]],
+        quarantine: dict[str, str],
+        issues: list[LineIssue],
+        *,
+        incremental: bool,
+    ) -> set[str]:
+        from anchors.apply import APPLIERS
+
+        touched: set[str] = set()
+        index_rows = []
+        for op, offset in ops:
+            index_rows.append((op.target, op.part, offset))
+            if op.id in quarantine:
+                continue
+            try:
+                validate(op)
+            except OpError as exc:
+                issues.append(LineIssue(op.part, 0, op.id, str(exc)))
+                db.execute(
+                    "INSERT INTO skipped VALUES (?,?,?,?)", (op.part, 0, op.id, str(exc))
+                )
+                continue
+            touched.update(APPLIERS[op.type](db, op))
+        db.executemany("INSERT INTO op_index VALUES (?,?,?)", index_rows)
+        return touched if incremental else set()
+
+    def _reindex(self, db: apsw.Connection, touched: set[str] | None) -> None:
+        """Rebuild the derived rows (anchors, full-text) for touched records, or for all."""
+        anchor_sql = """
+            INSERT INTO anchors SELECT r.id, json_extract(a.value,'$.path'),
+              json_extract(a.value,'$.symbol'), json_extract(a.value,'$.span[0]'),
+              json_extract(a.value,'$.span[1]'), json_extract(a.value,'$.commit')
+            FROM records r, json_each(r.anchors) a"""
+        fts_sql = """INSERT INTO records_fts(rowid, text, description, tags)
+            SELECT rowid, text, description, tags FROM records"""
+        if touched is None:
+            db.execute(anchor_sql)
+            db.execute(fts_sql)
+            return
+        for rid in touched:
+            db.execute("DELETE FROM anchors WHERE record_id=?", (rid,))
+            row = db.execute("SELECT rowid FROM records WHERE id=?", (rid,)).get
+            if row is not None:
+                db.execute("DELETE FROM records_fts WHERE rowid=?", (row,))
+                db.execute(anchor_sql + " WHERE r.id=?", (rid,))
+                db.execute(fts_sql + " WHERE id=?", (rid,))
+
+    def _meta(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in self.db.execute("SELECT key, value FROM meta"):
+            with contextlib.suppress(ValueError):
+                out[key] = json.loads(value)
+        return out
+
+    def _write_meta(
+        self,
+        db: apsw.Connection,
+        parts: list[str],
+        sizes: dict[str, int],
+        new_ops: list[tuple[Op, int]],
+        max_key: tuple[Any, ...],
+        quarantine_size: int,
+    ) -> None:
+        last = {p: [sizes[p], _id_before(self.oplog, p, sizes[p])] for p in parts}
+        if new_ops:
+            max_key = new_ops[-1][0].key
+        _put_meta(db, "parts", json.dumps(last))
+        _put_meta(db, "max_key", json.dumps(list(max_key)))
+        _put_meta(db, "quarantine_size", json.dumps(quarantine_size))
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def get(self, record_id: str) -> Learning | None:
+        row = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM records WHERE id=?", (record_id,)).get
+        return row_to_learning(row) if row else None
+
+    def match_prefix(self, prefix: str, limit: int = 2) -> list[str]:
+        rows = self.db.execute(
+            "SELECT id FROM records WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit),
+        )
+        return [r[0] for r in rows]
+
+    def is_forgotten(self, record_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM forgotten WHERE id=?", (record_id,)).get is not None
+
+    def query(self, where: str = "", params: Iterable[Any] = (), order: str = "id") -> list[Learning]:
+        sql = f"SELECT {', '.join(COLUMNS)} FROM records"
+        if where:
+            sql += f" WHERE {where}"
+        sql += f" ORDER BY {order}"
+        return [row_to_learning(row) for row in self.db.execute(sql, tuple(params))]
+
+    def ops_locations(self, record_id: str) -> list[tuple[str, int]]:
+        rows = self.db.execute("SELECT part, offset FROM op_index WHERE target=?", (record_id,))
+        return [(r[0], r[1]) for r in rows]
+
+    def skipped(self) -> list[LineIssue]:
+        return [
+            LineIssue(r[0], r[1], r[2], r[3])
+            for r in self.db.execute("SELECT part, line, op_id, problem FROM skipped")
+        ]
+
+
+def row_to_learning(row: Any) -> Learning:
+    data = dict(zip(COLUMNS, row, strict=True))
+    for key in LIST_FIELDS:
+        data[key] = json.loads(data[key] or "[]")
+    return Learning.from_dict(data)
+
+
+def _parse(line: bytes, part: str, issues: list[LineIssue]) -> Op | None:
+    from anchors.operations import parse_line
+
+    try:
+        op = parse_line(line, verify=False)
+    except OpError as exc:
+        issues.append(LineIssue(part, 0, "", str(exc)))
+        return None
+    if op.part != part:
+        issues.append(LineIssue(part, 0, op.id, f"foreign op from partition {op.part}"))
+        return None
+    return op
+
+
+def _id_before(oplog: OpLog, part: str, offset: int) -> str:
+    """The id of the op whose line ends at `offset`."""
+    if offset == 0:
+        return ""
+    start = max(0, offset - 65536)
+    with open(oplog.path_of(part), "rb") as fh:
+        fh.seek(start)
+        chunk = fh.read(offset - start)
+    idx = chunk.rfind(b"\n", 0, len(chunk) - 1)
+    return chunk[idx + 1 : idx + 1 + 71][7:71].decode("ascii", "replace")
+
+
+
+
+
+def _put_meta(db: apsw.Connection, key: str, value: str) -> None:
+    db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0

@@ -1,0 +1,307 @@
+"""Sharing memory through git: the partitions live on `refs/tether/log`, written with plumbing only.
+
+`publish` commits the local partitions to the ref (never touching branches, the index or the work
+tree). `sync` fetches the remote's ref, takes every partition that extends what we have, reports any
+partition whose two histories diverge (and leaves both sides alone), commits the union with both
+parents, and pushes; a push that loses a race fetches and tries again.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from anchors import git
+from anchors.errors import SyncError
+from anchors.memory import Memory
+from anchors.oplog import PART_SUFFIX, valid_part_name
+from anchors.operations import OpError, parse_line, texts_of
+from anchors.projection import QUARANTINE_FILE
+from anchors.scanner import scan_text
+
+REF = "refs/tether/log"
+OPS_TREE = "ops"
+MAX_ATTEMPTS = 5
+
+
+def remote_tracking_ref(remote: str) -> str:
+    return f"refs/tether/remotes/{remote}/log"
+
+
+@dataclass
+class SyncReport:
+    remote: str
+    fetched: bool = False
+    imported_ops: int = 0
+    imported_parts: list[str] = field(default_factory=list)
+    forks: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # problems with remote content, one line each
+    quarantined: list[str] = field(default_factory=list)
+    pushed: bool = False
+    attempts: int = 0
+    commit: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+def _rev(root: Path, ref: str) -> str:
+    proc = git.run(["rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], root, check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else ""
+
+
+def read_ref_partitions(root: Path, commit: str) -> dict[str, str]:
+    """{partition name: blob sha} of a tether commit (names that fail validation are dropped)."""
+    if not commit:
+        return {}
+    listing = git.out(["ls-tree", "-z", f"{commit}:{OPS_TREE}"], root, check=False)
+    out: dict[str, str] = {}
+    for entry in listing.split("\0"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob" and name.endswith(PART_SUFFIX):
+            out[name[: -len(PART_SUFFIX)]] = parts[2]
+    return out
+
+
+def _blobs(root: Path, shas: list[str]) -> dict[str, bytes]:
+    """Read many blobs through one `git cat-file --batch`."""
+    if not shas:
+        return {}
+    proc = git.run(["cat-file", "--batch"], root, input=("\n".join(shas) + "\n").encode())
+    data = proc.stdout
+    out: dict[str, bytes] = {}
+    pos = 0
+    for sha in shas:
+        header_end = data.index(b"\n", pos)
+        header = data[pos:header_end].split()
+        if len(header) < 3:
+            pos = header_end + 1
+            continue
+        size = int(header[2])
+        out[sha] = data[header_end + 1 : header_end + 1 + size]
+        pos = header_end + 1 + size + 1
+    return out
+
+
+def _write_tree(root: Path, parts: dict[str, str]) -> str:
+    """A root tree holding `ops/<part>.jsonl` for each (name, blob sha)."""
+    lines = "".join(
+        f"100644 blob {sha}\t{name}{PART_SUFFIX}\0" for name, sha in sorted(parts.items())
+    )
+    ops_tree = git.out(["mktree", "-z"], root, input=lines.encode())
+    return git.out(["mktree", "-z"], root, input=f"040000 tree {ops_tree}\t{OPS_TREE}\0".encode())
+
+
+def _hash_local(memory: Memory) -> dict[str, str]:
+    parts = memory.oplog.parts()
+    if not parts:
+        return {}
+    paths = "\n".join(str(memory.oplog.path_of(p)) for p in parts) + "\n"
+    shas = git.out(["hash-object", "-w", "--stdin-paths"], memory.root, input=paths.encode())
+    return dict(zip(parts, shas.split(), strict=True))
+
+
+def publish(
+    memory: Memory, remote_commit: str = "", overrides: dict[str, str] | None = None
+) -> str:
+    """Commit the local partitions onto `refs/tether/log`; return the ref's commit.
+
+    With `remote_commit`, the result also descends from it; when the union equals the remote's
+    tree the ref simply moves to the remote commit, so rounds with nothing new make no commits.
+    """
+    root = memory.root
+    with memory.oplog.lock():
+        parts = {**_hash_local(memory), **(overrides or {})}
+        current = _rev(root, REF)
+        if not parts:
+            return current or remote_commit
+        tree = _write_tree(root, parts)
+        if remote_commit and _tree_of(root, remote_commit) == tree:
+            if current != remote_commit:
+                git.run(["update-ref", REF, remote_commit], root)
+            return remote_commit
+        if current and _tree_of(root, current) == tree and not remote_commit:
+            return current
+        parents = [p for p in (current, remote_commit) if p]
+        if current and remote_commit and _is_ancestor(root, current, remote_commit):
+            parents = [remote_commit]
+        args = ["commit-tree", tree, "-m", f"tether: {len(parts)} partitions"]
+        for parent in dict.fromkeys(parents):
+            args += ["-p", parent]
+        commit = git.out(args, root, env=_commit_env(memory))
+        git.run(["update-ref", REF, commit, current], root)
+        return commit
+
+
+def _tree_of(root: Path, commit: str) -> str:
+    return git.out(["rev-parse", f"{commit}^{{tree}}"], root)
+
+
+def _is_ancestor(root: Path, older: str, newer: str) -> bool:
+    return git.run(["merge-base", "--is-ancestor", older, newer], root, check=False).returncode == 0
+
+
+def _commit_env(memory: Memory) -> dict[str, str]:
+    return {
+        "GIT_AUTHOR_NAME": memory.author_name or memory.author,
+        "GIT_AUTHOR_EMAIL": memory.author,
+        "GIT_COMMITTER_NAME": memory.author_name or memory.author,
+        "GIT_COMMITTER_EMAIL": memory.author,
+    }
+
+
+def _fetch(memory: Memory, remote: str) -> str:
+    """Fetch the remote's ref into its tracking ref; "" when the remote has none yet."""
+    root = memory.root
+    remotes = git.out(["remote"], root).split()
+    if remote not in remotes and not _looks_like_url(remote):
+        raise SyncError(f"no remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})")
+    tracking = remote_tracking_ref(_safe_remote(remote))
+    proc = git.run(["fetch", "-q", "--no-tags", remote, f"+{REF}:{tracking}"], root, check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" in err:
+            return ""
+        first = next((line for line in err.splitlines() if line.strip()), "fetch failed")
+        raise SyncError(f"cannot fetch from {remote}: {first.strip()}")
+    return _rev(root, tracking)
+
+
+def _looks_like_url(remote: str) -> bool:
+    return "/" in remote or ":" in remote
+
+
+def _safe_remote(remote: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in remote)[:100]
+
+
+def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str, str]:
+    """Take remote partitions that extend local ones. Returns overrides for the merged tree
+    (forked partitions keep the remote's version on the ref: left alone on both sides)."""
+    root = memory.root
+    remote_parts = read_ref_partitions(root, remote_commit)
+    local_parts = set(memory.oplog.parts())
+    overrides: dict[str, str] = {}
+    wanted = {}
+    for name, sha in remote_parts.items():
+        if not valid_part_name(name):
+            report.skipped.append(f"partition name {name!r} refused")
+            continue
+        wanted[name] = sha
+    local_shas = _hash_local(memory) if local_parts else {}
+    fetch = [sha for name, sha in wanted.items() if local_shas.get(name) != sha]
+    blobs = _blobs(root, sorted(set(fetch)))
+    quarantine: list[dict[str, str]] = []
+    for name, sha in sorted(wanted.items()):
+        if local_shas.get(name) == sha:
+            continue
+        remote_bytes = blobs.get(sha, b"")
+        # Only complete lines count: a torn tail on the remote is not ours to take.
+        cut = remote_bytes.rfind(b"\n") + 1
+        remote_bytes = remote_bytes[:cut]
+        path = memory.oplog.path_of(name)
+        local_bytes = path.read_bytes() if path.exists() else b""
+        local_bytes = local_bytes[: local_bytes.rfind(b"\n") + 1]
+        if remote_bytes.startswith(local_bytes):
+            new = remote_bytes[len(local_bytes) :]
+            if not new:
+                continue
+            count = _check_new(name, local_bytes, new, report, quarantine)
+            memory.oplog.append_raw(name, new)
+            report.imported_ops += count
+            report.imported_parts.append(name)
+        elif local_bytes.startswith(remote_bytes):
+            continue  # we are ahead; the push carries it
+        else:
+            report.forks.append(
+                f"partition {name}: local and remote histories diverge; left alone on both sides"
+            )
+            overrides[name] = sha
+    if quarantine:
+        qpath = memory.tether_dir / QUARANTINE_FILE
+        with open(qpath, "ab") as fh:
+            for entry in quarantine:
+                fh.write((json.dumps(entry, sort_keys=True) + "\n").encode())
+        report.quarantined.extend(f"{e['op'][:12]} ({e['reason']})" for e in quarantine)
+    return overrides
+
+
+def _check_new(
+    part: str, local: bytes, new: bytes, report: SyncReport, quarantine: list[dict[str, str]]
+) -> int:
+    """Verify and scan ops arriving from a teammate; failures are quarantined, never applied."""
+    last = local.rstrip(b"\n").rsplit(b"\n", 1)[-1] if local else b""
+    prev = last[7:71].decode("ascii", "replace") if last else ""
+    count = 0
+    for number, line in enumerate(new.splitlines(), start=local.count(b"\n") + 1):
+        count += 1
+        claimed = line[7:71].decode("ascii", "replace") if line.startswith(b'{"id":"') else ""
+        try:
+            op = parse_line(line, verify=True)
+        except OpError as exc:
+            report.skipped.append(f"{part} line {number}: {exc}")
+            if claimed:
+                quarantine.append({"op": claimed, "part": part, "reason": "bad-hash"})
+            continue
+        if op.part != part:
+            report.skipped.append(f"{part} line {number}: foreign op from {op.part}")
+            quarantine.append({"op": op.id, "part": part, "reason": "foreign"})
+            continue
+        if op.prev != prev:
+            report.skipped.append(f"{part} line {number}: breaks the chain")
+        prev = op.id
+        for field_name, text in texts_of(op):
+            findings = scan_text(text)
+            if findings:
+                rule = findings[0].rule
+                quarantine.append({"op": op.id, "part": part, "reason": f"scanner:{rule}:{field_name}"})
+                break
+    return count
+
+
+def sync(memory: Memory, remote: str | None = None) -> SyncReport:
+    """Fetch, union, push; retry when another push wins the race."""
+    root = memory.root
+    remote = remote or _default_remote(root)
+    report = SyncReport(remote=remote)
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        report.attempts = attempt
+        remote_commit = _fetch(memory, remote)
+        report.fetched = True
+        overrides: dict[str, str] = {}
+        if remote_commit:
+            with memory.oplog.lock():
+                overrides = _import(memory, remote_commit, report)
+        commit = publish(memory, remote_commit, overrides)
+        report.commit = commit
+        if not commit:
+            memory.refresh()
+            return report  # nothing anywhere yet
+        if commit == remote_commit:
+            memory.refresh()
+            return report
+        proc = git.run(["push", "-q", remote, f"{commit}:{REF}"], root, check=False)
+        if proc.returncode == 0:
+            report.pushed = True
+            git.run(["update-ref", remote_tracking_ref(_safe_remote(remote)), commit], root)
+            memory.refresh()
+            return report
+        err = proc.stderr.decode("utf-8", "replace")
+        if any(word in err for word in ("non-fast-forward", "fetch first", "stale info")):
+            time.sleep(0.05 * attempt)
+            continue
+        first = next((line.strip() for line in err.splitlines() if line.strip()), "push failed")
+        raise SyncError(f"push to {remote} refused: {first}")
+    raise SyncError(f"gave up after {MAX_ATTEMPTS} attempts: the remote ref kept moving")
+
+
+def _default_remote(root: Path) -> str:
+    remotes = git.out(["remote"], root).split()
+    if not remotes:
+        raise SyncError("this repository has no remote; add one or pass --remote")
+    return "origin" if "origin" in remotes else remotes[0]
