@@ -1,0 +1,130 @@
+"""Normalised fingerprints of code, taken from tree-sitter tokens.
+
+A fingerprint is a hash of the token text of a region: the leaf nodes of the syntax tree with
+comment nodes left out, joined by newlines. Whitespace between tokens is therefore never part of
+it, and neither are comments; docstrings are string tokens, so they count. In Python, where
+indentation is meaning that no token shows, each `block` is bracketed by `{` and `}` markers, so
+that dedenting a statement out of an `if` changes the fingerprint while re-indenting does not.
+
+Tokens are taken once per file, on the first fingerprint asked of it: listing a file's symbols
+does not pay for them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_left
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from heapq import merge
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+    from anchors.languages import LanguageSpec
+
+# Stands for the symbol's own name inside its body, so that renaming a recursive function (or a
+# class whose methods name it) leaves the body fingerprint unchanged.
+SELF = "<self>"
+OPEN, CLOSE = "{", "}"
+
+
+def digest(text: str) -> str:
+    """The short hash used for every fingerprint (24 hex digits of BLAKE2b)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+
+def normalise_tokens(tokens: Sequence[str], own_name: str = "") -> str:
+    """One token per line; newlines inside a token (multi-line strings) are escaped.
+
+    With `own_name`, tokens equal to it become `<self>`.
+    """
+    if own_name:
+        tokens = [SELF if t == own_name else t for t in tokens]
+    return "\n".join(t.replace("\n", "\\n") if "\n" in t else t for t in tokens)
+
+
+def normalise_lines(text: str) -> str:
+    """Text with whitespace collapsed, for anchors on files that have no grammar: each
+    non-blank line stripped and inner runs of whitespace made single spaces."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def similarity(a: str, b: str) -> float:
+    """How alike two normalised token texts are, 0..1 (difflib ratio over tokens)."""
+    if a == b:
+        return 1.0
+    ta, tb = a.split("\n"), b.split("\n")
+    matcher = SequenceMatcher(None, ta, tb, autojunk=False)
+    if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:
+        return matcher.quick_ratio()
+    return matcher.ratio()
+
+
+class TokenStream:
+    """The tokens of one parsed file, with their byte positions, built on first use.
+
+    Keys order tokens and block markers: a token starting at byte b has key 4b+1, a block
+    opening at b has 4b (before its first token), a block closing at e has 4e-1 (after its last
+    token, before whatever follows). The tokens of a byte range [s, e) are then those with keys
+    in [4s, 4e).
+    """
+
+    def __init__(self, tree: tree_sitter.Tree, source: bytes, spec: LanguageSpec) -> None:
+        self._tree = tree
+        self._source = source
+        self._spec = spec
+        self._keys: list[int] | None = None
+        self._texts: list[str] = []
+
+    def _build(self) -> None:
+        source = self._source
+        comments = self._spec.comment_types
+        leaves: list[tuple[int, str]] = []
+        cursor = self._tree.walk()
+        # An explicit cursor walk: recursion would hit Python's limit on deep expressions.
+        # Comments are skipped whole: in some grammars (Rust) they have child tokens.
+        while True:
+            node = cursor.node
+            if node is not None and node.type not in comments:
+                if cursor.goto_first_child():
+                    continue
+                start, end = node.start_byte, node.end_byte
+                if end > start:  # zero-width MISSING nodes are the parser's guesses, not code
+                    leaves.append((4 * start + 1, source[start:end].decode("utf-8", "replace")))
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    break
+            else:
+                continue
+            break
+        entries: list[tuple[int, str]] = leaves
+        if self._spec.block_types:
+            entries = list(merge(leaves, self._block_markers()))
+        self._keys = [k for k, _ in entries]
+        self._texts = [t for _, t in entries]
+
+    def _block_markers(self) -> list[tuple[int, str]]:
+        from tree_sitter import Query, QueryCursor
+
+        pattern = " ".join(f"({t}) @b" for t in sorted(self._spec.block_types))
+        query = Query(self._tree.language, pattern)
+        markers: list[tuple[int, str]] = []
+        for nodes in QueryCursor(query).captures(self._tree.root_node).values():
+            for node in nodes:
+                markers.append((4 * node.start_byte, OPEN))
+                markers.append((4 * node.end_byte - 1, CLOSE))
+        markers.sort()
+        return markers
+
+    def tokens(self, start_byte: int, end_byte: int) -> list[str]:
+        """The tokens (and block markers) inside [start_byte, end_byte)."""
+        if self._keys is None:
+            self._build()
+        keys = self._keys
+        assert keys is not None
+        lo = bisect_left(keys, 4 * start_byte)
+        hi = bisect_left(keys, 4 * end_byte)
+        return self._texts[lo:hi]

@@ -1,0 +1,102 @@
+"""The languages Tether anchors to, and the tree-sitter parser for each.
+
+Grammars come from the individual `tree-sitter-<lang>` wheels, which carry the compiled grammar:
+nothing is downloaded or compiled at run time. A grammar module is imported only when a file of
+that language is first parsed, so start-up pays for none of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """How to load one grammar and which of its node types matter for fingerprints."""
+
+    name: str
+    extensions: tuple[str, ...]
+    module: str  # import name of the grammar wheel
+    function: str  # attribute of that module returning the language pointer
+    comment_types: frozenset[str] = frozenset({"comment"})
+    # Nodes whose nesting carries meaning that no token shows (Python's indentation): the
+    # fingerprint brackets them with markers so that dedenting a statement out of an `if` counts.
+    block_types: frozenset[str] = frozenset()
+
+
+_C_COMMENTS = frozenset({"comment"})
+_RUST_COMMENTS = frozenset({"line_comment", "block_comment"})
+_JAVA_COMMENTS = frozenset({"line_comment", "block_comment"})
+
+SUPPORTED: dict[str, LanguageSpec] = {
+    spec.name: spec
+    for spec in (
+        LanguageSpec(
+            "python",
+            (".py", ".pyi", ".pyw"),
+            "tree_sitter_python",
+            "language",
+            block_types=frozenset({"block"}),
+        ),
+        LanguageSpec(
+            "javascript", (".js", ".mjs", ".cjs", ".jsx"), "tree_sitter_javascript", "language"
+        ),
+        LanguageSpec(
+            "typescript", (".ts", ".mts", ".cts"), "tree_sitter_typescript", "language_typescript"
+        ),
+        LanguageSpec("tsx", (".tsx",), "tree_sitter_typescript", "language_tsx"),
+        LanguageSpec("go", (".go",), "tree_sitter_go", "language"),
+        LanguageSpec("rust", (".rs",), "tree_sitter_rust", "language", _RUST_COMMENTS),
+        LanguageSpec("java", (".java",), "tree_sitter_java", "language", _JAVA_COMMENTS),
+        # `.h` is read as C: the C++ grammar would misparse C that uses C++ keywords as names.
+        LanguageSpec("c", (".c", ".h"), "tree_sitter_c", "language", _C_COMMENTS),
+        LanguageSpec(
+            "cpp",
+            (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp"),
+            "tree_sitter_cpp",
+            "language",
+            _C_COMMENTS,
+        ),
+    )
+}
+
+_BY_EXTENSION: dict[str, str] = {
+    ext: spec.name for spec in SUPPORTED.values() for ext in spec.extensions
+}
+
+
+def language_for_path(path: str | os.PathLike[str]) -> str | None:
+    """The language of a file by its extension, or None when Tether has no grammar for it."""
+    _, ext = os.path.splitext(os.fspath(path))
+    return _BY_EXTENSION.get(ext.lower())
+
+
+@cache
+def grammar(language: str) -> tree_sitter.Language:
+    """The tree-sitter Language object for `language` (imported on first use, then cached)."""
+    from tree_sitter import Language
+
+    spec = SUPPORTED.get(language)
+    if spec is None:
+        raise KeyError(f"no grammar for language {language!r}")
+    module = importlib.import_module(spec.module)
+    return Language(getattr(module, spec.function)())
+
+
+@cache
+def parser_for(language: str) -> tree_sitter.Parser:
+    """A parser for `language`, cached per process.
+
+    Parsers are not thread-safe: code that parses from several threads must make its own with
+    `tree_sitter.Parser(grammar(language))`.
+    """
+    from tree_sitter import Parser
+
+    return Parser(grammar(language))

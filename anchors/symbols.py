@@ -1,0 +1,212 @@
+"""The symbol index: the definitions in a source file, with qualified names and fingerprints.
+
+Qualified names join the enclosing definitions with dots:
+
+- Python, JavaScript/TypeScript, Java: `Class.method`, `outer.inner`, `Outer.Inner.method`;
+  `const f = () => ...` is the function `f`; object-literal methods are `obj.method`.
+- Go: methods are `Receiver.Method` (pointer and type parameters dropped).
+- Rust: methods in `impl Type` and `impl Trait for Type` are `Type.method`; the impl block itself
+  is a symbol of kind `impl` named `impl Type` or `impl Trait for Type`; `mod m` qualifies `m.f`.
+- C/C++: `namespace::Class::method` is written `namespace.Class.method`, also for out-of-line
+  definitions (`void Class::method() {}` is `Class.method`).
+- A name defined twice in one file (overloads, `if`/`else` definitions, two trait impls with the
+  same method) keeps its plain name for the first and gets `~2`, `~3`... for the next ones.
+
+Spans are 1-based inclusive lines. A symbol's signature is its declaration up to the body
+(decorators and annotations included); its body is the rest. Symbols without a body (type aliases,
+abstract methods) use their whole declaration as both.
+
+Fingerprints (`signature_fp`, `body_fp`, `body_norm`) are computed on first access, once per file
+(see `anchors.fingerprint`). Symbols compare equal by name, kind, place and signature text, not by
+body: compare fingerprints to know whether code changed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from anchors.fingerprint import TokenStream, digest, normalise_tokens
+from anchors.languages import SUPPORTED, parser_for
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Tree
+
+KINDS = (
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "enum",
+    "trait",
+    "impl",
+    "module",
+    "type",
+)
+MAX_SOURCE_BYTES = 1_000_000  # bigger files are skipped with a notice: generated or vendored code
+MAX_SIGNATURE_CHARS = 300
+_BINARY_SNIFF = 8192
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One definition in a file."""
+
+    name: str  # qualified, see the module docstring
+    kind: str  # one of KINDS
+    start_line: int  # 1-based inclusive
+    end_line: int
+    start_byte: int
+    end_byte: int
+    signature: str  # the declaration up to the body, whitespace collapsed (for display)
+    body_start: int = field(default=0, repr=False)  # byte where the body begins
+    _stream: TokenStream | None = field(default=None, repr=False, compare=False, hash=False)
+
+    @property
+    def short_name(self) -> str:
+        """The last part of the qualified name, without any `~N` suffix."""
+        return self.name.rsplit(".", 1)[-1].split("~", 1)[0]
+
+    @cached_property
+    def signature_fp(self) -> str:
+        """Hash of the normalised signature tokens (name included: a rename changes it)."""
+        return digest(normalise_tokens(self._tokens(self.start_byte, self.body_start)))
+
+    @cached_property
+    def body_norm(self) -> str:
+        """The body's tokens, one per line, with the symbol's own name replaced by `<self>`."""
+        start = self.body_start if self.body_start < self.end_byte else self.start_byte
+        return normalise_tokens(self._tokens(start, self.end_byte), self.short_name)
+
+    @cached_property
+    def body_fp(self) -> str:
+        """Hash of `body_norm`: equal bodies, whatever their whitespace and comments."""
+        return digest(self.body_norm)
+
+    def _tokens(self, start: int, end: int) -> list[str]:
+        if self._stream is None:
+            raise ValueError(f"symbol {self.name} was built without its source")
+        return self._stream.tokens(start, end)
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-ready dict, fingerprints included."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "signature": self.signature,
+            "signature_fp": self.signature_fp,
+            "body_fp": self.body_fp,
+        }
+
+
+def load_source(path: str | os.PathLike[str]) -> tuple[bytes | None, str]:
+    """Read a source file for indexing: (bytes or None, a note saying what happened, or "").
+
+    None for a file that is binary (a NUL byte near the start), over MAX_SOURCE_BYTES, a
+    directory or unreadable. Text that is not valid UTF-8 is decoded with replacement characters
+    (and re-encoded) so byte offsets and positions agree; the note says so.
+    """
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_SOURCE_BYTES:
+            return None, f"skipped: {size:,} bytes is over the {MAX_SOURCE_BYTES:,}-byte size cap"
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_SOURCE_BYTES + 1)
+    except IsADirectoryError:
+        return None, "skipped: a directory"
+    except OSError as exc:
+        return None, f"skipped: unreadable ({exc.strerror or exc})"
+    return check_source(data)
+
+
+def check_source(data: bytes) -> tuple[bytes | None, str]:
+    """The checks of `load_source` for bytes already in hand (a blob read from git)."""
+    if len(data) > MAX_SOURCE_BYTES:
+        return None, f"skipped: {len(data):,} bytes is over the {MAX_SOURCE_BYTES:,}-byte size cap"
+    if b"\0" in data[:_BINARY_SNIFF]:
+        return None, "skipped: binary file"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        repaired = data.decode("utf-8", "replace").encode("utf-8")
+        return repaired, "not valid UTF-8: decoded with replacement characters"
+    return data, ""
+
+
+def read_source(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes of a source file, or None when it is binary, over the size cap (1 MB) or
+    unreadable; `load_source` says which. Non-UTF-8 text is decoded with replacement."""
+    return load_source(path)[0]
+
+
+def extract_symbols(source: bytes, language: str) -> list[Symbol]:
+    """Every definition in `source`, in source order (outer before inner)."""
+    tree = parser_for(language).parse(source)
+    return symbols_from_tree(tree, source, language)
+
+
+def symbols_from_tree(tree: Tree, source: bytes, language: str) -> list[Symbol]:
+    """The definitions of an already parsed tree (the language server re-parses incrementally)."""
+    from anchors.outline import OUTLINERS
+
+    stream = TokenStream(tree, source, SUPPORTED[language])
+    found = OUTLINERS[language](source).outline(tree.root_node)
+    symbols: list[Symbol] = []
+    seen: dict[str, int] = {}
+    for d in found:
+        name = d.name
+        count = seen.get(name, 0) + 1
+        seen[name] = count
+        if count > 1:
+            name = f"{name}~{count}"
+        symbols.append(_make_symbol(name, d.kind, d.node, d.body, source, stream))
+    return symbols
+
+
+def _make_symbol(
+    name: str, kind: str, node: Node, body: Node | None, source: bytes, stream: TokenStream
+) -> Symbol:
+    start, end = node.start_byte, node.end_byte
+    body_start = body.start_byte if body is not None and body.end_byte > body.start_byte else end
+    head = source[start:body_start].decode("utf-8", "replace")
+    signature = " ".join(head.split())
+    if len(signature) > MAX_SIGNATURE_CHARS:
+        signature = signature[: MAX_SIGNATURE_CHARS - 1] + "…"
+    end_row, end_col = node.end_point
+    # A node that ends at column 0 ends with the previous line's newline.
+    end_line = end_row if end_col == 0 and end_row > node.start_point[0] else end_row + 1
+    return Symbol(
+        name=name,
+        kind=kind,
+        start_line=node.start_point[0] + 1,
+        end_line=end_line,
+        start_byte=start,
+        end_byte=end,
+        signature=signature,
+        body_start=body_start,
+        _stream=stream,
+    )
+
+
+def find_symbol(symbols: list[Symbol], name: str) -> Symbol | None:
+    """The symbol called `name` (qualified), or None."""
+    for symbol in symbols:
+        if symbol.name == name:
+            return symbol
+    return None
+
+
+def innermost_at(symbols: list[Symbol], line: int) -> Symbol | None:
+    """The narrowest symbol whose span contains `line` (1-based)."""
+    best: Symbol | None = None
+    for symbol in symbols:
+        if symbol.start_line <= line <= symbol.end_line and (
+            best is None or symbol.end_line - symbol.start_line <= best.end_line - best.start_line
+        ):
+            best = symbol
+    return best
