@@ -60,6 +60,7 @@ class Memory:
         self.tether_dir.mkdir(parents=True, exist_ok=True)
         self.author, self.author_name = git.identity(self.root)
         self.oplog = OpLog(self.tether_dir, self.author, self._replica())
+        self.repaired = self.oplog.repair_all_torn()
         self.projection = Projection(self.tether_dir, self.oplog)
         self.last_refresh = self.projection.refresh() if refresh else None
 

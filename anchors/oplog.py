@@ -23,7 +23,7 @@ OPS_DIR = "ops"
 LOCK_FILE = "lock"
 PART_SUFFIX = ".jsonl"
 _PART_RE = re.compile(r"^[A-Za-z0-9._@+-]{1,200}$")
-_TAIL_CHUNK = 65536
+_TAIL_CHUNK = 8192
 
 
 def author_key(email: str) -> str:
@@ -108,6 +108,9 @@ class OpLog:
         if size == 0:
             return 0
         with open(path, "rb") as fh:
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return size
             pos = size
             while pos > 0:
                 start = max(0, pos - _TAIL_CHUNK)
@@ -216,6 +219,19 @@ class OpLog:
             fh.flush()
             os.fsync(fh.fileno())
         return len(tail)
+
+    def repair_all_torn(self) -> list[str]:
+        """Detect torn tails left by a killed writer and move them aside; returns the partitions."""
+        torn = []
+        for part in self.parts():
+            path = self.path_of(part)
+            if path.stat().st_size != self.complete_size(part):
+                torn.append(part)
+        if torn:
+            with self.lock():
+                for part in torn:
+                    self.repair_torn(part)
+        return torn
 
     def max_clock(self) -> int:
         best = 0
