@@ -68,16 +68,17 @@ class RefreshResult:
     issues: list[LineIssue] = field(default_factory=list)
 
 
-def load_quarantine(tether_dir: Path) -> dict[str, str]:
-    """Op ids the sync refused to apply (failed the scanner or their hash), with the reason."""
+def load_quarantine(tether_dir: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """Lines the sync refused to apply (failed the scanner or their hash), keyed by
+    (partition, byte offset): a tampered line may claim another op's id, its place is unique."""
     path = tether_dir / QUARANTINE_FILE
-    out: dict[str, str] = {}
+    out: dict[tuple[str, int], dict[str, Any]] = {}
     if not path.exists():
         return out
     for line in path.read_bytes().splitlines():
-        with contextlib.suppress(ValueError, AttributeError):
+        with contextlib.suppress(ValueError, AttributeError, KeyError, TypeError):
             entry = json.loads(line)
-            out[str(entry["op"])] = str(entry.get("reason", ""))
+            out[(str(entry["part"]), int(entry["offset"]))] = entry
     return out
 
 
@@ -220,7 +221,7 @@ class Projection:
         db: apsw.Connection,
         parts: list[str],
         sizes: dict[str, int],
-        quarantine: dict[str, str],
+        quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
     ) -> tuple[int, tuple[int, str, str]]:
         import heapq
@@ -254,7 +255,7 @@ class Projection:
         self,
         db: apsw.Connection,
         ops: list[tuple[Op, int]],
-        quarantine: dict[str, str],
+        quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
         *,
         incremental: bool,
@@ -265,7 +266,7 @@ class Projection:
         index_rows = []
         for op, offset in ops:
             index_rows.append((op.target, op.part, offset))
-            if op.id in quarantine:
+            if (op.part, offset) in quarantine:
                 continue
             try:
                 validate(op)

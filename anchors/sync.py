@@ -12,6 +12,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from anchors import git
 from anchors.errors import SyncError
@@ -196,7 +197,7 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str,
     local_shas = _hash_local(memory) if local_parts else {}
     fetch = [sha for name, sha in wanted.items() if local_shas.get(name) != sha]
     blobs = _blobs(root, sorted(set(fetch)))
-    quarantine: list[dict[str, str]] = []
+    quarantine: list[dict[str, Any]] = []
     for name, sha in sorted(wanted.items()):
         if local_shas.get(name) == sha:
             continue
@@ -232,13 +233,16 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str,
 
 
 def _check_new(
-    part: str, local: bytes, new: bytes, report: SyncReport, quarantine: list[dict[str, str]]
+    part: str, local: bytes, new: bytes, report: SyncReport, quarantine: list[dict[str, Any]]
 ) -> int:
     """Verify and scan ops arriving from a teammate; failures are quarantined, never applied."""
     last = local.rstrip(b"\n").rsplit(b"\n", 1)[-1] if local else b""
     prev = last[7:71].decode("ascii", "replace") if last else ""
     count = 0
-    for number, line in enumerate(new.splitlines(), start=local.count(b"\n") + 1):
+    offset = len(local)
+    for number, raw in enumerate(new.splitlines(keepends=True), start=local.count(b"\n") + 1):
+        line, where = raw.rstrip(b"\n"), offset
+        offset += len(raw)
         count += 1
         claimed = line[7:71].decode("ascii", "replace") if line.startswith(b'{"id":"') else ""
         try:
@@ -246,11 +250,11 @@ def _check_new(
         except OpError as exc:
             report.skipped.append(f"{part} line {number}: {exc}")
             if claimed:
-                quarantine.append({"op": claimed, "part": part, "reason": "bad-hash"})
+                quarantine.append({"op": claimed, "part": part, "offset": where, "reason": "bad-hash"})
             continue
         if op.part != part:
             report.skipped.append(f"{part} line {number}: foreign op from {op.part}")
-            quarantine.append({"op": op.id, "part": part, "reason": "foreign"})
+            quarantine.append({"op": op.id, "part": part, "offset": where, "reason": "foreign"})
             continue
         if op.prev != prev:
             report.skipped.append(f"{part} line {number}: breaks the chain")
@@ -259,7 +263,8 @@ def _check_new(
             findings = scan_text(text)
             if findings:
                 rule = findings[0].rule
-                quarantine.append({"op": op.id, "part": part, "reason": f"scanner:{rule}:{field_name}"})
+                reason = f"scanner:{rule}:{field_name}"
+                quarantine.append({"op": op.id, "part": part, "offset": where, "reason": reason})
                 break
     return count
 

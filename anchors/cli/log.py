@@ -26,7 +26,7 @@ def cmd_log(args: argparse.Namespace) -> int:
     if args.json:
         doc: dict[str, Any] = {
             "ops": [op.to_dict() for op in ops],
-            "quarantined": [{"op": k, "reason": v} for k, v in sorted(quarantine.items())],
+            "quarantined": [quarantine[k] for k in sorted(quarantine)],
             "skipped": [s.__dict__ for s in skipped],
         }
         if report is not None:
@@ -49,8 +49,9 @@ def cmd_log(args: argparse.Namespace) -> int:
             ["time", "op", "target", "author", "clock"],
             [[op.time, op.type, op.target, op.author, op.clock] for op in ops],
         )
-    for op_id, reason in sorted(quarantine.items()):
-        print_line(f"quarantined {op_id[:16]}: {reason}")
+    for key in sorted(quarantine):
+        entry = quarantine[key]
+        print_line(f"quarantined {str(entry.get('op', ''))[:16]} ({key[0]}): {entry.get('reason', '')}")
     for s in skipped:
         print_line(f"skipped {s.part} {s.op_id[:16]}: {s.problem}")
     return EXIT_FINDINGS if report is not None and not report.ok else 0
