@@ -17,7 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -213,10 +213,12 @@ class VectorCache:
 
     def hashes(self) -> dict[str, str]:
         """record_id -> text hash for everything cached."""
-        return dict(self.db.execute("SELECT record_id, hash FROM vectors").fetchall())
+        rows = self.db.execute("SELECT record_id, hash FROM vectors").fetchall()
+        return {str(r[0]): str(r[1]) for r in rows}
 
     def count(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM vectors").fetchone()[0])
+        row = self.db.execute("SELECT count(*) FROM vectors").fetchone()
+        return int(row[0]) if row else 0
 
     def sync(
         self,
@@ -281,9 +283,7 @@ class VectorCache:
         if total == 0 or k <= 0:
             return []
         if total < SCAN_BELOW:
-            rows: Iterable[tuple[str, bytes]] = self.db.execute(
-                "SELECT record_id, embedding FROM vectors"
-            ).fetchall()
+            rows: list[Any] = self.db.execute("SELECT record_id, embedding FROM vectors").fetchall()
         else:
             want = min(total, max(k * CANDIDATES_PER_RESULT, 50))
             rows = self.db.execute(

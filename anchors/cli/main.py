@@ -15,6 +15,12 @@ COMMAND_MODULES = [
     "anchors.cli.learnings",
     "anchors.cli.log",
     "anchors.cli.sync",
+    "anchors.cli.recall",
+    "anchors.cli.context",
+    "anchors.cli.review",
+    "anchors.cli.stores",
+    "anchors.cli.bootstrap",
+    "anchors.cli.mcp",
 ]
 
 

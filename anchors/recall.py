@@ -1,0 +1,415 @@
+"""Recall: find the learnings that answer a question, by words, by meaning and by place in the code.
+
+Two rankings are fused by reciprocal rank (each list contributes 1/(60 + rank)):
+- lexical: SQLite FTS5 BM25 over text, description and tags, with the query's words OR-ed so a
+  paraphrase that shares only some words still matches;
+- semantic: cosine similarity of MiniLM embeddings of each learning's description and text
+  (`anchors.embeddings`), computed lazily for new or changed learnings.
+The fused list is then re-ranked by salience (recency of use, importance, reinforcement) and, with
+`near`, by how close a learning's anchors are to the file in play.
+
+Without the embedding model (not installed, broken, or turned off) recall is BM25 alone and says so
+once. Retired learnings (superseded, invalidated, archived) are never returned; quarantined ones are,
+down-weighted and labelled, so an agent can still find what bootstrap wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from anchors.errors import UsageError
+from anchors.record import Learning
+from anchors.salience import salience
+
+if TYPE_CHECKING:
+    from anchors.embeddings import VectorCache
+    from anchors.memory import Memory
+
+MAX_QUERY_CHARS = 2000
+MAX_K = 100
+RRF_K = 60
+CANDIDATES = 50  # per ranking, before fusion
+RETRIEVABLE = ("active", "stale", "quarantined")
+NOTICE_FILE = "embeddings-notice"
+
+# Words too common in questions to say anything about the answer.
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "should",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "this",
+        "to",
+        "up",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "any",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "been",
+        "before",
+        "being",
+        "both",
+        "but",
+        "could",
+        "each",
+        "few",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "just",
+        "more",
+        "most",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "only",
+        "other",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "some",
+        "such",
+        "than",
+        "too",
+        "under",
+        "until",
+        "very",
+        "were",
+        "while",
+        "whom",
+        "yet",
+        "get",
+        "use",
+        "used",
+        "using",
+        "need",
+        "needs",
+        "make",
+        "made",
+        "way",
+        "ok",
+    ]
+)
+_TOKEN = re.compile(r"[A-Za-z0-9_]+")
+
+
+@dataclass
+class Hit:
+    record: Learning
+    score: float
+    lexical_rank: int | None = None
+    vector_rank: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        r = self.record
+        return {
+            "id": r.id,
+            "score": round(self.score, 6),
+            "text": r.text,
+            "description": r.description,
+            "category": r.category,
+            "status": r.status,
+            "layer": r.layer,
+            "anchors": [a.label() for a in r.anchors],
+            "author": r.author,
+            "source": r.source,
+        }
+
+
+@dataclass
+class RecallResult:
+    query: str
+    hits: list[Hit]
+    mode: str  # "hybrid" | "bm25" | "vector"
+    notice: str = ""  # why vectors were not used, when they were not
+    embedded: int = 0  # learnings embedded during this call
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "query": self.query,
+            "mode": self.mode,
+            "results": [h.to_dict() for h in self.hits],
+        }
+        if self.notice:
+            out["notice"] = self.notice
+        return out
+
+
+def retrieval_text(record: Learning) -> str:
+    """What gets embedded: the one-line description (the retrieval key) and the prose."""
+    text = record.text.strip()
+    desc = record.description.strip().rstrip("…")
+    if desc and not text.startswith(desc):
+        return f"{desc}\n{text}"
+    return text
+
+
+def fts_query(query: str) -> str:
+    """The query's content words, quoted and OR-ed (FTS5 syntax can never be injected)."""
+    words = [w.lower() for w in _TOKEN.findall(query)]
+    kept = [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
+    return " OR ".join(f'"{w}"' for w in (kept or list(dict.fromkeys(words)))[:32])
+
+
+def check_query(query: str, k: int) -> str:
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("the query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(
+            f"the query is {len(query)} characters; the limit is {MAX_QUERY_CHARS} (ask a question, not a document)"
+        )
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= MAX_K:
+        raise UsageError(f"k must be between 1 and {MAX_K}")
+    return query.strip()
+
+
+def lexical_ranking(memory: Memory, query: str, limit: int = CANDIDATES) -> list[str]:
+    """Record ids by BM25, best first (retrievable learnings only)."""
+    match = fts_query(query)
+    if not match:
+        return []
+    rows = memory.projection.db.execute(
+        "SELECT r.id FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
+        "WHERE records_fts MATCH ? AND r.store='learning' "
+        "AND r.status IN ('active','stale','quarantined') "
+        "ORDER BY bm25(records_fts, 1.0, 1.5, 0.5) LIMIT ?",
+        (match, limit),
+    ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
+def open_vectors(memory: Memory) -> VectorCache:
+    from anchors.embeddings import VECTORS_FILE, VectorCache
+
+    return VectorCache(memory.tether_dir / VECTORS_FILE)
+
+
+def projection_version(memory: Memory) -> str:
+    """Changes whenever an op is applied: the vector cache syncs only when it moved."""
+    row = memory.projection.db.execute("SELECT value FROM meta WHERE key='max_key'").fetchone()
+    parts = memory.projection.db.execute("SELECT value FROM meta WHERE key='parts'").fetchone()
+    return f"{row[0] if row else ''}|{parts[0] if parts else ''}"
+
+
+def sync_vectors(memory: Memory, cache: VectorCache, embedder: Any, progress: Any = None) -> int:
+    """Embed retrievable learnings that are new or changed; drop retired ones. Returns the count
+    embedded. Cheap when the projection has not changed since the last sync."""
+    version = projection_version(memory)
+    row = cache.db.execute("SELECT value FROM meta WHERE key='synced'").fetchone()
+    if row is not None and row[0] == version:
+        return 0
+    wanted = {
+        r.id: retrieval_text(r)
+        for r in memory.projection.query(
+            "store='learning' AND status IN ('active','stale','quarantined')"
+        )
+    }
+    done = cache.sync(wanted, embedder, progress=progress)
+    with cache.db:
+        cache.db.execute("INSERT OR REPLACE INTO meta VALUES('synced', ?)", (version,))
+    return done
+
+
+def _load_embedder_or_reason() -> tuple[Any, str]:
+    from anchors.embeddings import EmbeddingUnavailable, load_embedder
+
+    try:
+        return load_embedder(), ""
+    except EmbeddingUnavailable as exc:
+        return None, str(exc)
+
+
+def path_proximity(near: str, record: Learning) -> float:
+    """1.0 for an anchor on the file itself, less for the same directory, 0 for unrelated paths."""
+    if not near or not record.anchors:
+        return 0.0
+    target = PurePosixPath(near.strip("/"))
+    best = 0.0
+    for anchor in record.anchors:
+        path = PurePosixPath(anchor.path.strip("/"))
+        if path == target:
+            return 1.0
+        shared = 0
+        for a, b in zip(path.parts, target.parts, strict=False):
+            if a != b:
+                break
+            shared += 1
+        if shared:
+            depth = max(len(path.parts), len(target.parts))
+            best = max(best, 0.6 * shared / depth)
+    return best
+
+
+def rerank_weight(record: Learning, now: datetime, near: str) -> float:
+    """Salience, dampened so it breaks ties between relevant results rather than outranking
+    relevance, times a boost for anchors near the file in play."""
+    sal = min(max(salience(record, now), 0.05), 20.0)
+    return math.pow(sal, 0.15) * (1.0 + 0.5 * path_proximity(near, record))
+
+
+def fuse(rankings: list[list[str]]) -> dict[str, float]:
+    """Reciprocal rank fusion of several best-first id lists."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, rid in enumerate(ranking, start=1):
+            scores[rid] = scores.get(rid, 0.0) + 1.0 / (RRF_K + rank)
+    return scores
+
+
+def recall(
+    memory: Memory,
+    query: str,
+    k: int = 5,
+    near: str = "",
+    *,
+    use_vectors: bool = True,
+    use_lexical: bool = True,
+    progress: Any = None,
+) -> RecallResult:
+    """The k learnings that best answer `query` (see the module docstring)."""
+    query = check_query(query, k)
+    near = _relative(memory, near)
+    rankings: list[list[str]] = []
+    lexical: list[str] = []
+    vector: list[str] = []
+    notice = ""
+    embedded = 0
+    if use_lexical:
+        lexical = lexical_ranking(memory, query)
+        rankings.append(lexical)
+    if use_vectors:
+        embedder, notice = _load_embedder_or_reason()
+        if embedder is not None:
+            cache = open_vectors(memory)
+            try:
+                embedded = sync_vectors(memory, cache, embedder, progress=progress)
+                qvec = embedder.embed([query])[0]
+                vector = [n.record_id for n in cache.nearest(qvec, CANDIDATES)]
+            finally:
+                cache.close()
+            rankings.append(vector)
+    mode = "hybrid" if use_lexical and vector else ("vector" if vector else "bm25")
+    if not use_vectors:
+        notice = ""
+    scores = fuse(rankings)
+    now = datetime.now(timezone.utc)
+    lex_rank = {rid: i for i, rid in enumerate(lexical, start=1)}
+    vec_rank = {rid: i for i, rid in enumerate(vector, start=1)}
+    hits = []
+    for rid, base in scores.items():
+        record = memory.projection.get(rid)
+        if record is None or record.status not in RETRIEVABLE:
+            continue
+        hits.append(
+            Hit(
+                record,
+                base * rerank_weight(record, now, near),
+                lex_rank.get(rid),
+                vec_rank.get(rid),
+            )
+        )
+    hits.sort(key=lambda h: (-h.score, h.record.id))
+    return RecallResult(query, hits[:k], mode, notice, embedded)
+
+
+def _relative(memory: Memory, near: str) -> str:
+    """`near` as a repository-relative POSIX path (absolute paths inside the repo are accepted)."""
+    if not near:
+        return ""
+    path = Path(near)
+    if path.is_absolute():
+        try:
+            path = path.resolve().relative_to(memory.root)
+        except ValueError:
+            raise UsageError(f"--near {near} is outside the repository") from None
+    rel = path.as_posix().strip("/")
+    if rel.startswith("../") or rel == "..":
+        raise UsageError(f"--near {near} is outside the repository")
+    return rel
+
+
+def notice_once(memory: Memory, notice: str) -> str:
+    """The notice if this repository has not been told it yet (remembered in .git/tether), else ""."""
+    if not notice:
+        return ""
+    path = memory.tether_dir / NOTICE_FILE
+    try:
+        if path.read_text(encoding="utf-8").strip() == notice:
+            return ""
+    except OSError:
+        pass
+    with contextlib.suppress(OSError):
+        path.write_text(notice + "\n", encoding="utf-8")
+    return notice
+
+
+def result_json(result: RecallResult) -> str:
+    return json.dumps(result.to_dict(), ensure_ascii=False)
