@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m bench.demo
+	$(BIN)/python demo/demo.py
 
 test: $(STAMP)
 	$(BIN)/ruff check anchors lsp_server hooks tests bench

@@ -50,7 +50,10 @@ def parse_anchor(root: Any, spec: str) -> tuple[Anchor, str]:
 
 def learning_row(rec: Learning) -> list[Any]:
     anchors = "; ".join(a.label() for a in rec.anchors)
-    return [rec.id, rec.category, rec.status, rec.text.splitlines()[0][:80], anchors, rec.author]
+    first = rec.text.splitlines()[0]
+    if len(first) > 160:
+        first = first[:159] + "…"
+    return [rec.id, rec.category, rec.status, first, anchors, rec.author]
 
 
 def learning_json(rec: Learning) -> dict[str, Any]:

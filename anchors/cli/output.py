@@ -25,7 +25,10 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
 
     table = Table(title=title, title_justify="left", show_lines=False)
     for col in columns:
-        table.add_column(col, overflow="fold")
+        if col in ("id", "time", "verdict", "status", "category"):
+            table.add_column(col, no_wrap=True)
+        else:
+            table.add_column(col, overflow="fold", ratio=3 if col == "text" else 1)
     for row in rows:
         # Text() keeps memory content literal: no rich markup from what people wrote.
         table.add_row(*(Text(_plain(c)) for c in row))
