@@ -1,0 +1,1 @@
+"""One module per LSP feature: a plain function over a `DocumentSnapshot`, and `register(server)`."""

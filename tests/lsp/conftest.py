@@ -1,0 +1,31 @@
+"""Fixtures for the language server tests (helpers live in lsp_helpers.py)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_helpers import PAY_PY, SERVER, Project, add_learning, commit_all, init_params
+from pytest_lsp import LanguageClient
+
+
+@pytest.fixture
+def project(repo: Path) -> Project:
+    pay = repo / "src" / "pay.py"
+    pay.parent.mkdir()
+    pay.write_text(PAY_PY)
+    commit_all(repo, "payments")
+    ident = add_learning(
+        repo, "Retries in charge must stay idempotent: the gateway double-charges on timeout.",
+        "src/pay.py::PaymentClient.charge",
+    )  # fmt: skip
+    return Project(root=repo, pay=pay, learning_id=ident)
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def client(lsp_client: LanguageClient, project: Project) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(init_params(project.root))
+    yield
+    await lsp_client.shutdown_session()
