@@ -562,6 +562,15 @@ class _Walker:
         hit = _best_match(target, gone, RENAME_SIMILARITY, RENAME_SIMILARITY)
         if hit is not None:
             return hit[0]
+        # The same name under another qualifier (a method turned function, a class renamed),
+        # however rewritten: the name is the evidence.
+        same_short = [
+            f
+            for f in gone
+            if f.short_name == target.short_name and _compatible(f.symbol, target.symbol)
+        ]
+        if len(same_short) == 1:
+            return same_short[0]
         if new is None:
             return None
         # A rename that also rewrote most of the body: exactly one definition of its kind

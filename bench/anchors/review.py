@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         if new is None:
             verdict = "ABSENT in commit"
         print(f"== {subject}\n   {verdict}")
-        for line in diff[2:14]:
+        for line in diff[2:8]:
             print("   " + line)
         if old is None:
             # Where did it come from? Definitions of the same name removed by the same commit.
