@@ -660,7 +660,7 @@ class _Walker:
         if found is not None:
             old_path, match = found
             kinds = ["move", *_differences(match, cur.found)]
-            if match.short_name != cur.found.short_name:
+            if match.name != cur.found.name:
                 kinds.append("rename")
             self.record(commit, kinds, cur)
             self.walk_file(parent, _State.of(old_path, match), visited)
@@ -683,6 +683,19 @@ class _Walker:
                 for status, old in sources
                 if name in _diff_text(self.root, parent, sha, old)
             ][:MOVE_SEARCH_FILES]
+        # Definitions that still exist under their name after the commit (in any file it
+        # touched) were not moved here: a function whose body went into a new one while it
+        # stayed as a wrapper makes the new one an extraction (introduced), not a move.
+        kept: set[str] = set()
+        for status, _, new_path in changes:
+            if status[0] != "D" and language_for_path(new_path) is not None:
+                after_version = self.blobs.version_at(sha, new_path)
+                if after_version is not None:
+                    kept.update(
+                        s.name
+                        for s in after_version.symbols
+                        if not (new_path == cur.path and s.name == cur.found.name)
+                    )
         best: tuple[float, str, _Found] | None = None
         for status, old_path in sources:
             old = self.blobs.version_at(parent, old_path)
@@ -690,7 +703,9 @@ class _Walker:
                 continue
             after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
             present = {s.name for s in after.symbols} if after else set()
-            gone = [_Found(s, old) for s in old.symbols if s.name not in present]
+            gone = [
+                _Found(s, old) for s in old.symbols if s.name not in present and s.name not in kept
+            ]
             hit = _best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
             if hit is None:
                 continue

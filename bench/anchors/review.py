@@ -50,7 +50,7 @@ def _parser(language: str) -> Parser:
 def _name(node: Node, language: str) -> str | None:
     if node.type == "impl_item":
         t = node.child_by_field_name("type")
-        return t.text.decode() if t is not None and t.text else None
+        return t.text.decode().split("<")[0] if t is not None and t.text else None
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
         rtype = recv.text.decode() if recv is not None and recv.text else ""
