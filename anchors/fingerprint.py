@@ -78,11 +78,12 @@ class TokenStream:
         self._spec = spec
         self._keys: list[int] | None = None
         self._texts: list[str] = []
+        self._types: list[str] = []
 
     def _build(self) -> None:
         source = self._source
         comments = self._spec.comment_types
-        leaves: list[tuple[int, str]] = []
+        leaves: list[tuple[int, str, str]] = []
         cursor = self._tree.walk()
         # An explicit cursor walk: recursion would hit Python's limit on deep expressions.
         # Comments are skipped whole: in some grammars (Rust) they have child tokens.
@@ -93,38 +94,100 @@ class TokenStream:
                     continue
                 start, end = node.start_byte, node.end_byte
                 if end > start:  # zero-width MISSING nodes are the parser's guesses, not code
-                    leaves.append((4 * start + 1, source[start:end].decode("utf-8", "replace")))
+                    text = source[start:end].decode("utf-8", "replace")
+                    leaves.append((4 * start + 1, text, node.type))
             while not cursor.goto_next_sibling():
                 if not cursor.goto_parent():
                     break
             else:
                 continue
             break
-        entries: list[tuple[int, str]] = leaves
+        entries: list[tuple[int, str, str]] = leaves
         if self._spec.block_types:
             entries = list(merge(leaves, self._block_markers()))
-        self._keys = [k for k, _ in entries]
-        self._texts = [t for _, t in entries]
+        self._keys = [k for k, _, _ in entries]
+        self._texts = [t for _, t, _ in entries]
+        self._types = [t for _, _, t in entries]
 
-    def _block_markers(self) -> list[tuple[int, str]]:
+    def _block_markers(self) -> list[tuple[int, str, str]]:
         from tree_sitter import Query, QueryCursor
 
         pattern = " ".join(f"({t}) @b" for t in sorted(self._spec.block_types))
         query = Query(self._tree.language, pattern)
-        markers: list[tuple[int, str]] = []
+        markers: list[tuple[int, str, str]] = []
         for nodes in QueryCursor(query).captures(self._tree.root_node).values():
             for node in nodes:
-                markers.append((4 * node.start_byte, OPEN))
-                markers.append((4 * node.end_byte - 1, CLOSE))
+                markers.append((4 * node.start_byte, OPEN, "block"))
+                markers.append((4 * node.end_byte - 1, CLOSE, "block"))
         markers.sort()
         return markers
 
-    def tokens(self, start_byte: int, end_byte: int) -> list[str]:
-        """The tokens (and block markers) inside [start_byte, end_byte)."""
+    def _bounds(self, start_byte: int, end_byte: int) -> tuple[int, int]:
         if self._keys is None:
             self._build()
         keys = self._keys
         assert keys is not None
-        lo = bisect_left(keys, 4 * start_byte)
-        hi = bisect_left(keys, 4 * end_byte)
+        return bisect_left(keys, 4 * start_byte), bisect_left(keys, 4 * end_byte)
+
+    def tokens(self, start_byte: int, end_byte: int) -> list[str]:
+        """The tokens (and block markers) inside [start_byte, end_byte)."""
+        lo, hi = self._bounds(start_byte, end_byte)
         return self._texts[lo:hi]
+
+    def typed_tokens(self, start_byte: int, end_byte: int) -> list[tuple[str, str]]:
+        """The tokens inside [start_byte, end_byte) with their node types."""
+        lo, hi = self._bounds(start_byte, end_byte)
+        return list(zip(self._texts[lo:hi], self._types[lo:hi]))
+
+
+# -- cosmetic changes -------------------------------------------------------------------------
+
+_BINDING_AFTER = frozenset({"=", ":=", "in", "of"})
+_BINDING_BEFORE = frozenset({"let", "var", "const", "mut", "as", "for", "auto"})
+
+
+def _is_literal_text(node_type: str) -> bool:
+    return "string" in node_type or "char" in node_type or node_type == "escape_sequence"
+
+
+def _bound_names(tokens: Sequence[tuple[str, str]]) -> set[str]:
+    """Identifiers that the code binds itself (locals): assigned, declared or iterated over."""
+    bound: set[str] = set()
+    for i, (text, node_type) in enumerate(tokens):
+        if node_type != "identifier":
+            continue
+        after = tokens[i + 1][0] if i + 1 < len(tokens) else ""
+        before = tokens[i - 1][0] if i else ""
+        if after in _BINDING_AFTER or before in _BINDING_BEFORE:
+            bound.add(text)
+    return bound
+
+
+def is_cosmetic(old: Sequence[tuple[str, str]], new: Sequence[tuple[str, str]]) -> bool:
+    """Whether two bodies differ only in ways that keep their meaning.
+
+    The rule: the same tokens in the same order, except (a) the text of string and character
+    literals (messages, docstrings, quote style) and (b) local names renamed consistently, one to
+    one, where each renamed name is bound inside the body (assigned, declared or a loop variable)
+    both before and after. Anything else, a number, an operator, a call, a field, is not cosmetic.
+    """
+    if len(old) != len(new):
+        return False
+    mapping: dict[str, str] = {}
+    reverse: dict[str, str] = {}
+    for (old_text, old_type), (new_text, new_type) in zip(old, new):
+        if old_type == "identifier" and new_type == "identifier":
+            if mapping.setdefault(old_text, new_text) != new_text:
+                return False
+            if reverse.setdefault(new_text, old_text) != old_text:
+                return False
+            continue
+        if old_text == new_text and old_type == new_type:
+            continue
+        if _is_literal_text(old_type) and _is_literal_text(new_type):
+            continue
+        return False
+    renamed = {o: n for o, n in mapping.items() if o != n}
+    if not renamed:
+        return True
+    return set(renamed) <= _bound_names(old) and set(renamed.values()) <= _bound_names(new)

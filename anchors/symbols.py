@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from anchors.fingerprint import TokenStream, digest, normalise_tokens
+from anchors.fingerprint import SELF, TokenStream, digest, normalise_tokens
 from anchors.languages import SUPPORTED, parser_for
 
 if TYPE_CHECKING:
@@ -85,6 +85,17 @@ class Symbol:
     def body_fp(self) -> str:
         """Hash of `body_norm`: equal bodies, whatever their whitespace and comments."""
         return digest(self.body_norm)
+
+    def body_tokens(self) -> list[tuple[str, str]]:
+        """The body's tokens with their node types, own name as `<self>` (for `is_cosmetic`)."""
+        if self._stream is None:
+            raise ValueError(f"symbol {self.name} was built without its source")
+        start = self.body_start if self.body_start < self.end_byte else self.start_byte
+        own = self.short_name
+        return [
+            (SELF, t) if text == own else (text, t)
+            for text, t in self._stream.typed_tokens(start, self.end_byte)
+        ]
 
     def _tokens(self, start: int, end: int) -> list[str]:
         if self._stream is None:
