@@ -28,7 +28,12 @@ _DEFS = {
     },
     "go": {"function_declaration", "method_declaration", "type_spec"},
     "rust": {"function_item", "impl_item", "struct_item", "trait_item", "mod_item", "enum_item"},
-    "java": {"method_declaration", "class_declaration", "constructor_declaration", "interface_declaration"},
+    "java": {
+        "method_declaration",
+        "class_declaration",
+        "constructor_declaration",
+        "interface_declaration",
+    },
 }
 _EXT = {".py": "python", ".js": "javascript", ".go": "go", ".rs": "rust", ".java": "java"}
 
@@ -68,7 +73,11 @@ def _assigned(node: Node) -> str | None:
         if e.type == "assignment_expression":
             right = e.child_by_field_name("right")
             left = e.child_by_field_name("left")
-            if right is not None and right.type in ("function_expression", "function", "arrow_function"):
+            if right is not None and right.type in (
+                "function_expression",
+                "function",
+                "arrow_function",
+            ):
                 return left.text.decode() if left is not None and left.text else None
     return None
 
@@ -148,8 +157,14 @@ def main(argv: list[str] | None = None) -> int:
         attrs.write_text("*.py diff=python\n*.go diff=golang\n*.rs diff=rust\n*.java diff=java\n")
         short = a.symbol.split(".")[-1]
         out = _git(
-            repo, "-c", f"core.attributesFile={attrs}", "log", a.rev, "--format=@@@%H",
-            "-L", f":{short}:{a.path}",
+            repo,
+            "-c",
+            f"core.attributesFile={attrs}",
+            "log",
+            a.rev,
+            "--format=@@@%H",
+            "-L",
+            f":{short}:{a.path}",
         )
         # The patch headers say which path the symbol lived at in each commit (-L follows renames).
         for chunk in out.split("@@@")[1:]:
@@ -180,11 +195,15 @@ def main(argv: list[str] | None = None) -> int:
             # Where did it come from? Definitions of the same name removed by the same commit.
             short = (old_sym or a.symbol).split(".")[-1]
             shown = _git(repo, "show", "-M", "--format=", c)
-            hits = [x for x in shown.splitlines() if x.startswith(("-", "+++", "---")) and short in x]
+            hits = [
+                x for x in shown.splitlines() if x.startswith(("-", "+++", "---")) and short in x
+            ]
             for x in hits[:12]:
                 print("   removed/file: " + x[:120])
     # File renames along the way (not listed by -L when the symbol's lines did not change).
-    log = _git(repo, "log", a.rev, "--follow", "-M", "--name-status", "--format=@@@%H", "--", a.path)
+    log = _git(
+        repo, "log", a.rev, "--follow", "-M", "--name-status", "--format=@@@%H", "--", a.path
+    )
     for chunk in log.split("@@@")[1:]:
         lines = chunk.split("\n")
         for x in lines[1:]:

@@ -1,0 +1,275 @@
+"""`tether history`: synthetic histories in real git repositories, parsed with real tree-sitter."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from anchors.history import HistoryError, parse_spec, symbol_history
+from tests.conftest import make_repo
+
+
+class Repo:
+    """A repository whose commits get increasing, distinct dates (history order is by date)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = make_repo(path)
+        self.clock = 1_700_000_000
+
+    def git(self, *args: str) -> str:
+        self.clock += 60
+        date = f"{self.clock} +0000"
+        env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+        proc = subprocess.run(
+            ["git", *args], cwd=self.path, capture_output=True, text=True, env=env
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.strip()
+
+    def write(self, name: str, text: str) -> None:
+        target = self.path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+    def commit(self, message: str, *files: str) -> str:
+        self.git("add", "-A", *files) if files else self.git("add", "-A")
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+
+@dataclass(frozen=True)
+class Lang:
+    ext: str
+    fn: Callable[[str, list[str], str], str]  # (name, params, expression) -> definition
+    comment: str
+    header: str = ""
+    footer: str = ""
+    qualifier: str = ""  # Java methods live in a class
+
+    def file(self, *defs: str) -> str:
+        return self.header + "\n".join(defs) + self.footer
+
+
+LANGS = {
+    "python": Lang(".py", lambda n, p, e: f"def {n}({', '.join(p)}):\n    return {e}\n", "#"),
+    "javascript": Lang(
+        ".js", lambda n, p, e: f"function {n}({', '.join(p)}) {{\n  return {e};\n}}\n", "//"
+    ),
+    "typescript": Lang(
+        ".ts",
+        lambda n, p, e: (
+            f"function {n}({', '.join(x + ': number' for x in p)}): number {{\n  return {e};\n}}\n"
+        ),
+        "//",
+    ),
+    "go": Lang(
+        ".go",
+        lambda n, p, e: f"func {n}({', '.join(x + ' int' for x in p)}) int {{\n\treturn {e}\n}}\n",
+        "//",
+        header="package calc\n\n",
+    ),
+    "rust": Lang(
+        ".rs",
+        lambda n, p, e: f"fn {n}({', '.join(x + ': i32' for x in p)}) -> i32 {{\n    {e}\n}}\n",
+        "//",
+    ),
+    "java": Lang(
+        ".java",
+        lambda n, p, e: (
+            f"  int {n}({', '.join('int ' + x for x in p)}) {{\n    return {e};\n  }}\n"
+        ),
+        "//",
+        header="class Calc {\n",
+        footer="}\n",
+        qualifier="Calc.",
+    ),
+}
+
+
+def changes(history_commits: list[object]) -> list[tuple[str, tuple[str, ...]]]:
+    return [(e.commit, e.changes) for e in history_commits]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(LANGS))
+def test_every_change_kind(tmp_path: Path, name: str) -> None:
+    lang = LANGS[name]
+    r = Repo(tmp_path / "r")
+    q = lang.qualifier
+    a, b, c = f"src/a{lang.ext}", f"src/b{lang.ext}", f"lib/c{lang.ext}"
+    other = lang.fn("other", ["y"], "y * 2")
+    r.write(a, lang.file(lang.fn("foo", ["x"], "x + 1"), other))
+    introduced = r.commit("add foo")
+    # A comment inside the body, then whitespace only: neither is a change.
+    commented = lang.fn("foo", ["x"], "x + 1").replace(
+        "return" if name != "rust" else "x + 1",
+        f"{lang.comment} why\n    " + ("return" if name != "rust" else "x + 1"),
+        1,
+    )
+    r.write(a, lang.file(commented, other))
+    comment_only = r.commit("comment")
+    r.write(a, lang.file(commented.replace("x + 1", "x  +  1"), "\n\n" + other))
+    whitespace_only = r.commit("whitespace")
+    r.write(a, lang.file(lang.fn("foo", ["x"], "x + 2"), other))
+    body = r.commit("body")
+    r.write(a, lang.file(lang.fn("foo", ["x", "k"], "x + 2"), other))
+    signature = r.commit("signature")
+    r.write(a, lang.file(lang.fn("baz", ["x", "k"], "x + 2"), other))
+    rename = r.commit("rename")
+    r.write(a, lang.file(lang.fn("qux", ["x", "k"], "x + k + 3"), other))
+    rename_edit = r.commit("rename and edit")
+    r.write(a, lang.file(other.replace("y * 2", "y * 4")))  # an edit elsewhere in the file
+    r.write(a, lang.file(lang.fn("qux", ["x", "k"], "x + k + 3"), other.replace("y * 2", "y * 4")))
+    unrelated = r.commit("other function only")
+    r.git("mv", a, b)
+    file_rename = r.commit("file rename")
+    r.write(b, lang.file(other.replace("y * 2", "y * 4")))
+    r.write(c, lang.file(lang.fn("qux", ["x", "k"], "x + k + 3")))
+    move = r.commit("move to another file")
+
+    history = symbol_history(r.path, c, f"{q}qux")
+    assert changes(history.commits) == [
+        (move, ("move",)),
+        (file_rename, ("file-rename",)),
+        (rename_edit, ("body", "rename")),
+        (rename, ("rename",)),
+        (signature, ("signature",)),
+        (body, ("body",)),
+        (introduced, ("introduced",)),
+    ]
+    shas = {e.commit for e in history.commits}
+    assert not shas & {comment_only, whitespace_only, unrelated}
+    assert [e.path for e in history.commits][:3] == [c, b, a]
+    assert history.commits[-1].symbol == f"{q}foo"
+    assert not history.notices
+
+
+def test_extraction_does_not_leak(tmp_path: Path) -> None:
+    """A function extracted out of another starts its own history; the parent's history shows
+    the extraction as its own body change and nothing of the extracted function's later edits."""
+    r = Repo(tmp_path / "r")
+    parent = "def handle(req):\n    data = req.read()\n    data = data.strip()\n    data = data.lower()\n    return data.split(',')\n"
+    r.write("app.py", parent)
+    born = r.commit("handle")
+    extracted = (
+        "def clean(data):\n    data = data.strip()\n    data = data.lower()\n    return data\n\n\n"
+        "def handle(req):\n    data = clean(req.read())\n    return data.split(',')\n"
+    )
+    r.write("app.py", extracted)
+    extraction = r.commit("extract clean")
+    r.write("app.py", extracted.replace("data.lower()", "data.casefold()"))
+    later = r.commit("edit clean")
+    clean = symbol_history(r.path, "app.py", "clean")
+    assert changes(clean.commits) == [(later, ("body",)), (extraction, ("introduced",))]
+    handle = symbol_history(r.path, "app.py", "handle")
+    assert changes(handle.commits) == [(extraction, ("body",)), (born, ("introduced",))]
+
+
+def test_method_qualified_names_and_class_rename(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    src = "class Client:\n    def send(self, x):\n        return x\n\n    def close(self):\n        return None\n"
+    r.write("c.py", src)
+    born = r.commit("client")
+    r.write("c.py", src.replace("class Client", "class HttpClient"))
+    renamed = r.commit("rename class")
+    history = symbol_history(r.path, "c.py", "HttpClient.send")
+    assert changes(history.commits) == [(renamed, ("rename",)), (born, ("introduced",))]
+    assert history.commits[-1].symbol == "Client.send"
+
+
+def test_merges_report_the_branch_commit_not_the_merge(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    return x\n\n\ndef g(y):\n    return y\n")
+    born = r.commit("f and g")
+    r.git("checkout", "-q", "-b", "topic")
+    r.write("m.py", "def f(x):\n    return x * 2\n\n\ndef g(y):\n    return y\n")
+    on_branch = r.commit("change f on a branch")
+    r.git("checkout", "-q", "main")
+    r.write("m.py", "def f(x):\n    return x\n\n\ndef g(y):\n    return -y\n")
+    r.commit("change g on main")
+    r.git("merge", "-q", "--no-edit", "topic")
+    merge = r.git("rev-parse", "HEAD")
+    history = symbol_history(r.path, "m.py", "f")
+    assert changes(history.commits) == [(on_branch, ("body",)), (born, ("introduced",))]
+    assert merge not in {e.commit for e in history.commits}
+
+
+def test_rev_reads_the_symbol_as_of_an_older_commit(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("v.py", "def old_name():\n    return 1\n")
+    born = r.commit("v1")
+    r.write("v.py", "def new_name():\n    return 1\n")
+    r.commit("rename")
+    history = symbol_history(r.path, "v.py", "old_name", born)
+    assert changes(history.commits) == [(born, ("introduced",))]
+    assert history.rev == born
+    with pytest.raises(HistoryError, match="no symbol 'old_name'.*closest: new_name"):
+        symbol_history(r.path, "v.py", "old_name")
+
+
+def test_shallow_clone_says_what_is_missing(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("s.py", "def f():\n    return 1\n")
+    r.commit("one")
+    r.write("s.py", "def f():\n    return 2\n")
+    r.commit("two")
+    r.write("s.py", "def f():\n    return 3\n")
+    third = r.commit("three")
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{r.path}", str(clone)], check=True
+    )
+    history = symbol_history(clone, "s.py", "f")
+    assert history.truncated
+    assert history.commits == []  # the boundary commit's own change is unknowable
+    assert "shallow clone" in history.notices[0] and third[:12] in history.notices[0]
+
+
+def test_parse_spec() -> None:
+    assert parse_spec("a/b.py::C.m") == ("a/b.py", "C.m")
+    for bad in ("a/b.py", "::f", "a.py::", ""):
+        with pytest.raises(HistoryError):
+            parse_spec(bad)
+
+
+def test_cli_json_and_errors(
+    tmp_path: Path, run_tether: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("pkg/m.py", "def f(x):\n    return x\n")
+    born = r.commit("f")
+    proc = run_tether(["history", "pkg/m.py::f", "--json"], r.path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["path"] == "pkg/m.py" and doc["symbol"] == "f"
+    assert doc["commits"][0]["commit"] == born
+    assert doc["commits"][0]["changes"] == ["introduced"]
+    assert set(doc["commits"][0]) == {"commit", "changes", "path", "symbol", "author", "date"}
+    # From a subdirectory, the path is relative to it; no `tether init` anywhere.
+    sub = run_tether(["history", "m.py::f", "--json"], r.path / "pkg")
+    assert sub.returncode == 0 and json.loads(sub.stdout)["path"] == "pkg/m.py"
+    assert not (r.path / ".git" / "tether").exists()
+    for args, message in (
+        (["history", "pkg/m.py::g"], "no symbol 'g'"),
+        (["history", "pkg/m.py::f", "--rev", "nope"], "unknown revision"),
+        (["history", "pkg/m.py"], "bad spec"),
+        (["history", "pkg/none.py::f"], "does not exist"),
+        (["history", "../x.py::f"], "outside the repository"),
+        (["history", "README.md::f"], "no grammar"),
+    ):
+        bad = run_tether(args, r.path)
+        assert bad.returncode == 2, (args, bad.stderr)
+        assert message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+        assert bad.stdout == ""
+
+
+def test_cli_outside_a_repository(
+    tmp_path: Path, run_tether: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    proc = run_tether(["history", "a.py::f"], tmp_path)
+    assert proc.returncode == 4
