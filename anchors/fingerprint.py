@@ -137,7 +137,7 @@ class TokenStream:
     def typed_tokens(self, start_byte: int, end_byte: int) -> list[tuple[str, str]]:
         """The tokens inside [start_byte, end_byte) with their node types."""
         lo, hi = self._bounds(start_byte, end_byte)
-        return list(zip(self._texts[lo:hi], self._types[lo:hi]))
+        return list(zip(self._texts[lo:hi], self._types[lo:hi], strict=True))
 
 
 # -- cosmetic changes -------------------------------------------------------------------------
@@ -175,7 +175,7 @@ def is_cosmetic(old: Sequence[tuple[str, str]], new: Sequence[tuple[str, str]]) 
         return False
     mapping: dict[str, str] = {}
     reverse: dict[str, str] = {}
-    for (old_text, old_type), (new_text, new_type) in zip(old, new):
+    for (old_text, old_type), (new_text, new_type) in zip(old, new, strict=True):
         if old_type == "identifier" and new_type == "identifier":
             if mapping.setdefault(old_text, new_text) != new_text:
                 return False

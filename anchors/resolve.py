@@ -556,8 +556,7 @@ def _describe(verdict: Verdict, anchor: Anchor, now: Symbol, path: str) -> str:
     if verdict.commits:
         c = verdict.commits[0]
         parts.append(
-            f"last by {c.author} in {c.sha[:10] or 'uncommitted work'}"
-            + (f" ({c.subject[:60]})" if c.sha else "")
+            f"last by {c.author} in {c.sha[:10]} ({c.subject[:60]})" if c.sha else c.subject
         )
     return "; ".join(parts)
 

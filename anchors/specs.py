@@ -72,7 +72,7 @@ def repo_path(root: Path, path: str, cwd: Path | None = None) -> str:
     chosen = next((c for c in candidates if c.exists() or c.is_symlink()), candidates[-1])
     real = chosen.resolve()  # follows symlinks: a link pointing out of the repository is refused
     if not real.is_relative_to(root):
-        how = "through a symlink " if chosen.is_symlink() or real != chosen.absolute() else ""
+        how = "through a symlink " if Path(os.path.normpath(chosen)) != real else ""
         raise UsageError(f"{path} points {how}outside the repository ({root}); refused")
     rel = real.relative_to(root).as_posix()
     if rel == "." or rel.split("/", 1)[0] == ".git":

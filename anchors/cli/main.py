@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "anchors.cli.stores",
     "anchors.cli.bootstrap",
     "anchors.cli.mcp",
+    "anchors.cli.stale",
     "anchors.cli.history",
 ]
 
