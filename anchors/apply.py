@@ -1,50 +1,36 @@
-"""How each op type changes the projection. One function per type; each returns the record ids it touched.
+"""How each op type changes the projection. One function per type.
 
-Apply functions are total: an op whose target is unknown (forgotten, quarantined, or not yet seen)
-changes nothing, so replay never fails on a well-formed op.
+Each function returns the SQL statements the op amounts to, plus the record ids it touches; it does not
+run them. The projection runs them in batches (`apply_ops`): statements for different records commute,
+so a batch is cut into rounds in which each record has at most one op, and each round runs as one
+`executemany` per statement shape. Ops on an unknown target (forgotten, quarantined) change nothing, so
+replay never fails on a well-formed op.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import apsw
+import orjson
 
 from anchors.operations import Op
-from anchors.projection import COLUMNS, LIST_FIELDS
+from anchors.projection_schema import COLUMNS, LIST_FIELDS
 
-Applier = Callable[[apsw.Connection, Op], list[str]]
+Statement = tuple[str, tuple[Any, ...]]
+Applier = Callable[[Op], tuple[list[Statement], tuple[str, ...]]]
 
 _INSERT = (
     f"INSERT OR IGNORE INTO records ({', '.join(COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in COLUMNS)})"
 )
 
-
-def _insert(db: apsw.Connection, record: dict[str, Any], op: Op, **overrides: Any) -> str:
-    row = dict(record)
-    row.setdefault("author", op.author)
-    row["recorded_at"] = row.get("recorded_at") or op.time
-    row["valid_from"] = row.get("valid_from") or op.time
-    row["verified_at"] = row.get("verified_at") or op.time
-    row.update(overrides)
-    values = []
-    for col in COLUMNS:
-        value = row.get(col)
-        if col in LIST_FIELDS:
-            value = json.dumps(value or [], ensure_ascii=False)
-        elif value is None:
-            value = _DEFAULTS.get(col, "")
-        values.append(value)
-    if db.execute("SELECT 1 FROM forgotten WHERE id=?", (row["id"],)).get:
-        return row["id"]
-    db.execute(_INSERT, values)
-    return str(row["id"])
-
-
 _DEFAULTS: dict[str, Any] = {
+    **dict.fromkeys(COLUMNS, ""),
+    "tags": [],
+    "anchors": [],
+    "evidence": [],
     "kind": "fact",
     "store": "learning",
     "category": "general",
@@ -59,135 +45,127 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-def _update(db: apsw.Connection, op: Op, assignments: str, params: tuple[Any, ...] = ()) -> list[str]:
-    db.execute(
-        f"UPDATE records SET {assignments}, updated_at=? WHERE id=?", (*params, op.time, op.target)
+def _insert(record: dict[str, Any], op: Op, **overrides: Any) -> Statement:
+    row = {**_DEFAULTS, "author": op.author, **record, **overrides}
+    row["recorded_at"] = row["recorded_at"] or op.time
+    row["valid_from"] = row["valid_from"] or op.time
+    row["verified_at"] = row["verified_at"] or op.time
+    for key in LIST_FIELDS:
+        row[key] = orjson.dumps(row[key] or []).decode()
+    return _INSERT, tuple(row[col] for col in COLUMNS)
+
+
+def _update(op: Op, assignments: str, *params: Any) -> Statement:
+    return (
+        f"UPDATE records SET {assignments}, updated_at=? WHERE id=?",
+        (*params, op.time, op.target),
     )
-    return [op.target]
 
 
-def apply_add(db: apsw.Connection, op: Op) -> list[str]:
-    return [_insert(db, op.payload["record"], op)]
+def apply_add(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    return [_insert(op.payload["record"], op)], (op.target,)
 
 
-def apply_update(db: apsw.Connection, op: Op) -> list[str]:
+def apply_update(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     fields = op.payload["fields"]
     cols = sorted(fields)
-    values = tuple(
-        json.dumps(fields[c], ensure_ascii=False) if c in LIST_FIELDS else fields[c] for c in cols
-    )
-    return _update(db, op, ", ".join(f"{c}=?" for c in cols), values)
+    values = [orjson.dumps(fields[c]).decode() if c in LIST_FIELDS else fields[c] for c in cols]
+    return [_update(op, ", ".join(f"{c}=?" for c in cols), *values)], (op.target,)
 
 
-def apply_reinforce(db: apsw.Connection, op: Op) -> list[str]:
+def apply_reinforce(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     # Reinforcement is how a quarantined learning earns its way into context.
-    return _update(
-        db,
-        op,
+    sql = (
         "hits=hits+1, last_used_at=?, "
-        "status=CASE WHEN status='quarantined' THEN 'active' ELSE status END",
-        (op.time,),
+        "status=CASE WHEN status='quarantined' THEN 'active' ELSE status END"
     )
+    return [_update(op, sql, op.time)], (op.target,)
 
 
-def apply_confirm(db: apsw.Connection, op: Op) -> list[str]:
+def apply_confirm(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     anchors = op.payload.get("anchors")
-    return _update(
-        db,
-        op,
+    encoded = orjson.dumps(anchors).decode() if anchors is not None else None
+    sql = (
         "anchors=COALESCE(?, anchors), verified_at=?, status_reason='', "
-        "status=CASE WHEN status IN ('stale','quarantined') THEN 'active' ELSE status END",
-        (json.dumps(anchors, ensure_ascii=False) if anchors is not None else None, op.time),
+        "status=CASE WHEN status IN ('stale','quarantined') THEN 'active' ELSE status END"
     )
+    return [_update(op, sql, encoded, op.time)], (op.target,)
 
 
-def apply_invalidate(db: apsw.Connection, op: Op) -> list[str]:
-    return _update(
-        db,
-        op,
+def apply_invalidate(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    sql = (
         "prior_status=status, status='invalidated', status_reason=?, retired_at=?, "
-        "valid_to=CASE WHEN valid_to='' THEN ? ELSE valid_to END",
-        (op.payload["reason"], op.time, op.time),
+        "valid_to=CASE WHEN valid_to='' THEN ? ELSE valid_to END"
     )
+    return [_update(op, sql, op.payload["reason"], op.time, op.time)], (op.target,)
 
 
-def apply_supersede(db: apsw.Connection, op: Op) -> list[str]:
+def apply_supersede(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     record = op.payload["record"]
-    exists = db.execute("SELECT 1 FROM records WHERE id=?", (op.target,)).get
-    if not exists:
-        return []
-    new_id = _insert(db, record, op, supersedes=op.target)
-    _update(
-        db,
-        op,
+    new_id = str(record["id"])
+    sql = (
         "prior_status=status, status='superseded', superseded_by=?, retired_at=?, "
-        "valid_to=CASE WHEN valid_to='' THEN ? ELSE valid_to END",
-        (new_id, op.time, op.time),
+        "valid_to=CASE WHEN valid_to='' THEN ? ELSE valid_to END"
     )
-    return [op.target, new_id]
-
-
-def apply_reanchor(db: apsw.Connection, op: Op) -> list[str]:
-    return _update(db, op, "anchors=?", (json.dumps(op.payload["anchors"], ensure_ascii=False),))
-
-
-def apply_mark_stale(db: apsw.Connection, op: Op) -> list[str]:
-    return _update(
-        db,
-        op,
-        "status=CASE WHEN status='active' THEN 'stale' ELSE status END, "
-        "status_reason=CASE WHEN status IN ('active','stale') THEN ? ELSE status_reason END",
-        (op.payload["reason"],),
+    # The new record exists only if the old one does (it may have been forgotten).
+    insert_sql, values = _insert(record, op, supersedes=op.target)
+    guarded = (insert_sql.replace("VALUES (", "SELECT ") .rstrip(")")
+               + " WHERE EXISTS (SELECT 1 FROM records WHERE id=?)")  # fmt: skip
+    return [(guarded, (*values, op.target)), _update(op, sql, new_id, op.time, op.time)], (
+        op.target,
+        new_id,
     )
 
 
-def apply_promote(db: apsw.Connection, op: Op) -> list[str]:
-    return _update(db, op, "layer='L1'")
+def apply_reanchor(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    return [_update(op, "anchors=?", orjson.dumps(op.payload["anchors"]).decode())], (op.target,)
 
 
-def apply_archive(db: apsw.Connection, op: Op) -> list[str]:
-    return _update(
-        db,
-        op,
+def apply_mark_stale(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    sql = (
+        "status_reason=CASE WHEN status IN ('active','stale') THEN ? ELSE status_reason END, "
+        "status=CASE WHEN status='active' THEN 'stale' ELSE status END"
+    )
+    return [_update(op, sql, op.payload["reason"])], (op.target,)
+
+
+def apply_promote(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    return [_update(op, "layer='L1'")], (op.target,)
+
+
+def apply_archive(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    sql = (
         "prior_status=CASE WHEN status='archived' THEN prior_status ELSE status END, "
-        "status='archived', status_reason=?, retired_at=?",
-        (op.payload["reason"], op.time),
+        "status='archived', status_reason=?, retired_at=?"
     )
+    return [_update(op, sql, op.payload["reason"], op.time)], (op.target,)
 
 
-def apply_restore(db: apsw.Connection, op: Op) -> list[str]:
-    return _update(
-        db,
-        op,
+def apply_restore(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    sql = (
         "status=CASE WHEN status='archived' AND prior_status NOT IN ('', 'archived') "
         "THEN prior_status ELSE 'active' END, prior_status='', status_reason='', retired_at='', "
-        "valid_to=CASE WHEN status IN ('invalidated','superseded') THEN '' ELSE valid_to END",
+        "valid_to=CASE WHEN status IN ('invalidated','superseded') THEN '' ELSE valid_to END"
     )
+    return [_update(op, sql)], (op.target,)
 
 
-def apply_forget(db: apsw.Connection, op: Op) -> list[str]:
-    row = db.execute("SELECT rowid FROM records WHERE id=?", (op.target,)).get
-    if row is not None:
-        db.execute("DELETE FROM records_fts WHERE rowid=?", (row,))
-    db.execute("DELETE FROM records WHERE id=?", (op.target,))
-    db.execute("DELETE FROM anchors WHERE record_id=?", (op.target,))
-    db.execute("INSERT OR IGNORE INTO forgotten VALUES (?, ?)", (op.target, op.time))
-    return []
+def apply_forget(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    target = (op.target,)
+    return [
+        ("DELETE FROM records_fts WHERE rowid=(SELECT rowid FROM records WHERE id=?)", target),
+        ("DELETE FROM records WHERE id=?", target),
+        ("DELETE FROM anchors WHERE record_id=?", target),
+        ("INSERT OR IGNORE INTO forgotten VALUES (?, ?)", (op.target, op.time)),
+    ], ()
 
 
-def apply_store_write(db: apsw.Connection, op: Op) -> list[str]:
-    db.execute(
-        "INSERT OR IGNORE INTO store_writes VALUES (?,?,?,?,?,?)",
-        (
-            op.id,
-            op.payload["store"],
-            str(op.payload.get("name", "")),
-            op.payload["sha256"],
-            op.author,
-            op.time,
-        ),
-    )
-    return []
+def apply_store_write(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+    values = (
+        op.id, op.payload["store"], str(op.payload.get("name", "")), op.payload["sha256"],
+        op.author, op.time,
+    )  # fmt: skip
+    return [("INSERT OR IGNORE INTO store_writes VALUES (?,?,?,?,?,?)", values)], ()
 
 
 APPLIERS: dict[str, Applier] = {
@@ -205,3 +183,38 @@ APPLIERS: dict[str, Applier] = {
     "forget": apply_forget,
     "store-write": apply_store_write,
 }
+
+
+def apply_ops(db: apsw.Connection, ops: Iterable[Op]) -> set[str]:
+    """Apply ops (already in replay order) to the projection; return the record ids touched.
+
+    Ops are cut into rounds so that no record sees two ops in one round; within a round, statements
+    of the same shape run together. Per-record order is kept, which is all that order means here.
+    """
+    rounds: list[list[list[Statement]]] = []
+    next_round: dict[str, int] = {}
+    touched: set[str] = set()
+    for op in ops:
+        statements, ids = APPLIERS[op.type](op)
+        keys = ids or (op.target,)
+        index = max(next_round.get(k, 0) for k in keys)
+        for key in keys:
+            next_round[key] = index + 1
+        if index == len(rounds):
+            rounds.append([])
+        rounds[index].append(statements)
+        touched.update(ids)
+    for round_ in rounds:
+        by_shape: dict[str, list[tuple[Any, ...]]] = {}
+        order: list[str] = []
+        for statements in round_:
+            for sql, params in statements:
+                if sql not in by_shape:
+                    by_shape[sql] = []
+                    order.append(sql)
+                by_shape[sql].append(params)
+        # Inserts first: a supersede's guarded insert must see its old record before it is updated.
+        order.sort(key=lambda sql: 0 if sql.startswith("INSERT") else 1)
+        for sql in order:
+            db.executemany(sql, by_shape[sql])
+    return touched

@@ -16,8 +16,8 @@ from typing import Any
 
 from anchors import git
 from anchors.errors import NotInRepository, Rejected, UnknownRecord, UsageError
-from anchors.oplog import OpLog
 from anchors.operations import Op, OpError, texts_of, validate
+from anchors.oplog import OpLog
 from anchors.projection import Projection
 from anchors.record import (
     Anchor,
@@ -258,7 +258,9 @@ class Memory:
         self._commit(build, record.source)
         return self.get(record.id)
 
-    def supersede(self, id_or_prefix: str, text: str, source: str = "cli", **kwargs: Any) -> Learning:
+    def supersede(
+        self, id_or_prefix: str, text: str, source: str = "cli", **kwargs: Any
+    ) -> Learning:
         """Replace a learning with a new one; the old stays in history as superseded."""
         old = self.get(id_or_prefix)
         kwargs.setdefault("category", old.category)
@@ -273,7 +275,9 @@ class Memory:
         )
         return self.get(record.id)
 
-    def _simple(self, op_type: str, id_or_prefix: str, payload: dict[str, Any], source: str) -> Learning:
+    def _simple(
+        self, op_type: str, id_or_prefix: str, payload: dict[str, Any], source: str
+    ) -> Learning:
         target = self.resolve_id(id_or_prefix)
         self._commit(lambda c, p, n: [self._op(op_type, target, payload)], source)
         return self.get(target)
@@ -333,7 +337,11 @@ class Memory:
         """Audit a write to a working-tree store (profile, blueprint): who, when, content hash."""
         ops = self._commit(
             lambda c, p, n: [
-                self._op("store-write", f"{store}:{name}", {"store": store, "name": name, "sha256": sha256})
+                self._op(
+                    "store-write",
+                    f"{store}:{name}",
+                    {"store": store, "name": name, "sha256": sha256},
+                )
             ],
             source,
         )

@@ -18,46 +18,15 @@ from typing import Any
 
 import apsw
 
-from anchors.oplog import LineIssue, OpLog
 from anchors.operations import Op, OpError, validate
+from anchors.oplog import LineIssue, OpLog
+from anchors.projection_schema import COLUMNS, LIST_FIELDS, SCHEMA, SCHEMA_VERSION
 from anchors.record import Learning
 
-SCHEMA_VERSION = 3
+__all__ = ["COLUMNS", "LIST_FIELDS", "SCHEMA_VERSION", "Projection", "load_quarantine"]
+
 INDEX_FILE = "index.sqlite"
 QUARANTINE_FILE = "quarantine.jsonl"
-
-# Columns of `records`, in Learning field order; list-valued fields are stored as JSON text.
-LIST_FIELDS = ("tags", "anchors", "evidence")
-COLUMNS = (
-    "id", "text", "kind", "store", "category", "description", "tags", "anchors", "evidence",
-    "author", "author_name", "source", "session", "valid_from", "valid_to", "recorded_at",
-    "retired_at", "confidence", "stability", "layer", "status", "status_reason", "supersedes",
-    "superseded_by", "change_condition", "review_cadence_days", "next_review", "importance", "hits",
-    "last_used_at", "updated_at", "verified_at",
-)  # fmt: skip
-
-SCHEMA = f"""
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE records (
-  rowid INTEGER PRIMARY KEY,
-  {", ".join(f"{c} {'TEXT UNIQUE NOT NULL' if c == 'id' else ''}" for c in COLUMNS)},
-  prior_status TEXT DEFAULT ''
-);
-CREATE INDEX records_status ON records(status, category);
-CREATE TABLE anchors (
-  record_id TEXT NOT NULL, path TEXT NOT NULL, symbol TEXT, start_line INTEGER, end_line INTEGER,
-  commit_sha TEXT
-);
-CREATE INDEX anchors_path ON anchors(path);
-CREATE INDEX anchors_record ON anchors(record_id);
-CREATE VIRTUAL TABLE records_fts USING fts5(text, description, tags, tokenize='porter unicode61');
-CREATE TABLE op_index (target TEXT NOT NULL, part TEXT NOT NULL, offset INTEGER NOT NULL);
-CREATE INDEX op_index_target ON op_index(target);
-CREATE TABLE forgotten (id TEXT PRIMARY KEY, time TEXT);
-CREATE TABLE store_writes (op_id TEXT PRIMARY KEY, store TEXT, name TEXT, sha256 TEXT, author TEXT,
-  time TEXT);
-CREATE TABLE skipped (part TEXT, line INTEGER, op_id TEXT, problem TEXT);
-"""
 
 
 @dataclass
@@ -128,11 +97,17 @@ class Projection:
         sizes = {p: self.oplog.complete_size(p) for p in parts}
         quarantine_size = _size(self.tether_dir / QUARANTINE_FILE)
         state = self._meta()
-        if state.get("quarantine_size", 0) != quarantine_size:
-            return self._swap_rebuild("the quarantine list changed")
         known: dict[str, list[Any]] = state.get("parts", {})
         if set(known) - set(parts):
             return self._swap_rebuild("a partition disappeared")
+        quarantine: dict[tuple[str, int], dict[str, Any]] = {}
+        if state.get("quarantine_size", 0) != quarantine_size:
+            quarantine = load_quarantine(self.tether_dir)
+            # New quarantine entries are fine as long as they are about lines not yet applied.
+            if any(off < known.get(part, [0])[0] for part, off in quarantine):
+                old = self._quarantined_applied()
+                if {k for k in quarantine if k[1] < known.get(k[0], [0])[0]} - old:
+                    return self._swap_rebuild("the quarantine list changed")
         new_ops: list[tuple[Op, int]] = []
         issues: list[LineIssue] = []
         for part in parts:
@@ -142,23 +117,21 @@ class Projection:
                 return self._swap_rebuild(f"partition {part} shrank")
             if size == offset:
                 continue
-            if offset and last_id:
-                try:
-                    # The op just before the offset must still be the one we applied last.
-                    if self._op_before(part, offset) != last_id:
-                        return self._swap_rebuild(f"partition {part} was rewritten")
-                except (OpError, OSError):
-                    return self._swap_rebuild(f"partition {part} was rewritten")
+            # The op just before the offset must still be the one we applied last.
+            if offset and last_id and self._op_before(part, offset) != last_id:
+                return self._swap_rebuild(f"partition {part} was rewritten")
             for off, _number, line in self.oplog.read(part, offset):
                 op = _parse(line, part, issues)
                 if op is not None:
                     new_ops.append((op, off))
-        if not new_ops and all(sizes[p] == known.get(p, [0])[0] for p in parts):
+        if (
+            not new_ops
+            and all(sizes[p] == known.get(p, [0])[0] for p in parts)
+            and state.get("quarantine_size", 0) == quarantine_size
+        ):
             return RefreshResult()
-        max_key = tuple(state.get("max_key", [0, "", ""]))
-        if any(op.key <= max_key for op, _ in new_ops):  # type: ignore[operator]
-            return self._swap_rebuild("ops arrived out of order (sync)")
-        quarantine = load_quarantine(self.tether_dir)
+        if not quarantine and quarantine_size:
+            quarantine = load_quarantine(self.tether_dir)
         new_ops.sort(key=lambda pair: pair[0].key)
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -166,15 +139,95 @@ class Projection:
             if self._meta().get("parts", {}) != known:
                 self.db.execute("ROLLBACK")
                 return self._refresh()
-            touched = self._apply_all(self.db, new_ops, quarantine, issues, incremental=True)
-            self._reindex(self.db, touched)
-            self._write_meta(self.db, parts, sizes, new_ops, max_key, quarantine_size)
+            refolded = self._apply_incremental(new_ops, quarantine, issues)
+            self._write_meta(self.db, parts, sizes, new_ops, quarantine_size)
             self.db.execute("COMMIT")
         except BaseException:
             if not self.db.autocommit:
                 self.db.execute("ROLLBACK")
             raise
-        return RefreshResult(applied=len(new_ops), issues=issues)
+        return RefreshResult(applied=len(new_ops), issues=issues, reason=f"refolded {refolded}")
+
+    def _quarantined_applied(self) -> set[tuple[str, int]]:
+        rows = self.db.execute("SELECT value FROM meta WHERE key='quarantined'").get
+        return {(p, o) for p, o in json.loads(rows)} if rows else set()
+
+    def _apply_incremental(
+        self,
+        new_ops: list[tuple[Op, int]],
+        quarantine: dict[tuple[str, int], dict[str, Any]],
+        issues: list[LineIssue],
+    ) -> int:
+        """Apply new ops; records that already saw a later op (a sync brought older ones) are
+        refolded from their own ops, so the result equals a full replay at a cost that grows with
+        the new ops, not with the log."""
+        from anchors.apply import apply_ops
+
+        db = self.db
+        conflicted: set[str] = set()
+        for op, _ in new_ops:
+            for rid in targets_of(op):
+                row = db.execute(
+                    "SELECT clock, part, op_id FROM op_index WHERE target=? "
+                    "ORDER BY clock DESC, part DESC, op_id DESC LIMIT 1",
+                    (rid,),
+                ).get
+                if row is not None and tuple(row) > op.key:
+                    conflicted.add(rid)
+        db.executemany("INSERT INTO op_index VALUES (?,?,?,?,?)", _index_rows(new_ops))
+        fresh = [(op, off) for op, off in new_ops]
+        if conflicted:
+            # Close over supersede links: a refolded record drags the records it is linked to.
+            pending = set(conflicted)
+            located: dict[tuple[str, int], None] = {}
+            while pending:
+                rid = pending.pop()
+                for part, off in db.execute(
+                    "SELECT part, offset FROM op_index WHERE target=?", (rid,)
+                ).fetchall():
+                    if (part, off) in located:
+                        continue
+                    located[(part, off)] = None
+                    op = self.oplog.find(part, off)
+                    for other in targets_of(op):
+                        if other not in conflicted:
+                            conflicted.add(other)
+                            pending.add(other)
+            for rid in conflicted:
+                db.execute(
+                    "DELETE FROM records_fts WHERE rowid=(SELECT rowid FROM records WHERE id=?)",
+                    (rid,),
+                )
+                db.execute("DELETE FROM records WHERE id=?", (rid,))
+                db.execute("DELETE FROM forgotten WHERE id=?", (rid,))
+            refold = [(self.oplog.find(p, o), o) for p, o in located]
+            refold.sort(key=lambda pair: pair[0].key)
+            apply_ops(db, self._valid(refold, quarantine, issues))
+            fresh = [(op, off) for op, off in new_ops if not set(targets_of(op)) & conflicted]
+        touched = apply_ops(db, self._valid(fresh, quarantine, issues))
+        self._reindex(db, touched | conflicted)
+        return len(conflicted)
+
+    def _valid(
+        self,
+        ops: list[tuple[Op, int]],
+        quarantine: dict[tuple[str, int], dict[str, Any]],
+        issues: list[LineIssue],
+    ) -> list[Op]:
+        out: list[Op] = []
+        for op, offset in ops:
+            if (op.part, offset) in quarantine:
+                continue
+            try:
+                validate(op)
+            except OpError as exc:
+                issues.append(LineIssue(op.part, 0, op.id, str(exc)))
+                self.db.execute(
+                    "INSERT INTO skipped VALUES (?,?,?,?)", (op.part, 0, op.id, str(exc))
+                )
+                continue
+            out.append(op)
+        return out
 
     def _op_before(self, part: str, offset: int) -> str:
         return _id_before(self.oplog, part, offset)
@@ -206,7 +259,8 @@ class Projection:
             last = {p: (sizes[p], _id_before(self.oplog, p, sizes[p])) for p in parts}
             _put_meta(db, "schema_version", str(SCHEMA_VERSION))
             _put_meta(db, "parts", json.dumps({p: list(v) for p, v in last.items()}))
-            _put_meta(db, "max_key", json.dumps(list(max_key)))
+            quarantined = sorted(quarantine)
+            _put_meta(db, "quarantined", json.dumps(quarantined))
             _put_meta(db, "quarantine_size", json.dumps(quarantine_size))
         db.execute("PRAGMA journal_mode=WAL")
         db.close()
@@ -239,12 +293,12 @@ class Projection:
         for pair in merged:
             batch.append(pair)
             if len(batch) >= 5000:
-                self._apply_all(db, batch, quarantine, issues, incremental=False)
+                self._apply_all(db, batch, quarantine, issues)
                 count += len(batch)
                 max_key = batch[-1][0].key
                 batch = []
         if batch:
-            self._apply_all(db, batch, quarantine, issues, incremental=False)
+            self._apply_all(db, batch, quarantine, issues)
             count += len(batch)
             max_key = batch[-1][0].key
         return count, max_key
@@ -257,28 +311,22 @@ class Projection:
         ops: list[tuple[Op, int]],
         quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
-        *,
-        incremental: bool,
-    ) -> set[str]:
-        from anchors.apply import APPLIERS
+    ) -> None:
+        from anchors.apply import apply_ops
 
-        touched: set[str] = set()
-        index_rows = []
+        valid: list[Op] = []
         for op, offset in ops:
-            index_rows.append((op.target, op.part, offset))
             if (op.part, offset) in quarantine:
                 continue
             try:
                 validate(op)
             except OpError as exc:
                 issues.append(LineIssue(op.part, 0, op.id, str(exc)))
-                db.execute(
-                    "INSERT INTO skipped VALUES (?,?,?,?)", (op.part, 0, op.id, str(exc))
-                )
+                db.execute("INSERT INTO skipped VALUES (?,?,?,?)", (op.part, 0, op.id, str(exc)))
                 continue
-            touched.update(APPLIERS[op.type](db, op))
-        db.executemany("INSERT INTO op_index VALUES (?,?,?)", index_rows)
-        return touched if incremental else set()
+            valid.append(op)
+        apply_ops(db, valid)
+        db.executemany("INSERT INTO op_index VALUES (?,?,?,?,?)", _index_rows(ops))
 
     def _reindex(self, db: apsw.Connection, touched: set[str] | None) -> None:
         """Rebuild the derived rows (anchors, full-text) for touched records, or for all."""
@@ -314,20 +362,20 @@ class Projection:
         parts: list[str],
         sizes: dict[str, int],
         new_ops: list[tuple[Op, int]],
-        max_key: tuple[Any, ...],
         quarantine_size: int,
     ) -> None:
         last = {p: [sizes[p], _id_before(self.oplog, p, sizes[p])] for p in parts}
-        if new_ops:
-            max_key = new_ops[-1][0].key
         _put_meta(db, "parts", json.dumps(last))
-        _put_meta(db, "max_key", json.dumps(list(max_key)))
         _put_meta(db, "quarantine_size", json.dumps(quarantine_size))
+        quarantined = sorted(load_quarantine(self.tether_dir)) if quarantine_size else []
+        _put_meta(db, "quarantined", json.dumps(quarantined))
 
     # -- reading ----------------------------------------------------------------------------
 
     def get(self, record_id: str) -> Learning | None:
-        row = self.db.execute(f"SELECT {', '.join(COLUMNS)} FROM records WHERE id=?", (record_id,)).get
+        row = self.db.execute(
+            f"SELECT {', '.join(COLUMNS)} FROM records WHERE id=?", (record_id,)
+        ).get
         return row_to_learning(row) if row else None
 
     def match_prefix(self, prefix: str, limit: int = 2) -> list[str]:
@@ -340,7 +388,9 @@ class Projection:
     def is_forgotten(self, record_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM forgotten WHERE id=?", (record_id,)).get is not None
 
-    def query(self, where: str = "", params: Iterable[Any] = (), order: str = "id") -> list[Learning]:
+    def query(
+        self, where: str = "", params: Iterable[Any] = (), order: str = "id"
+    ) -> list[Learning]:
         sql = f"SELECT {', '.join(COLUMNS)} FROM records"
         if where:
             sql += f" WHERE {where}"
@@ -363,6 +413,23 @@ def row_to_learning(row: Any) -> Learning:
     for key in LIST_FIELDS:
         data[key] = json.loads(data[key] or "[]")
     return Learning.from_dict(data)
+
+
+def targets_of(op: Op) -> tuple[str, ...]:
+    """The records an op changes: its target, and for a supersede the new record too."""
+    if op.type == "supersede":
+        record = op.payload.get("record")
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            return (op.target, record["id"])
+    return (op.target,)
+
+
+def _index_rows(ops: list[tuple[Op, int]]) -> list[tuple[str, str, int, int, str]]:
+    rows = []
+    for op, offset in ops:
+        for rid in targets_of(op):
+            rows.append((rid, op.part, offset, op.clock, op.id))
+    return rows
 
 
 def _parse(line: bytes, part: str, issues: list[LineIssue]) -> Op | None:
@@ -389,9 +456,6 @@ def _id_before(oplog: OpLog, part: str, offset: int) -> str:
         chunk = fh.read(offset - start)
     idx = chunk.rfind(b"\n", 0, len(chunk) - 1)
     return chunk[idx + 1 : idx + 1 + 71][7:71].decode("ascii", "replace")
-
-
-
 
 
 def _put_meta(db: apsw.Connection, key: str, value: str) -> None:

@@ -17,8 +17,8 @@ from typing import Any
 from anchors import git
 from anchors.errors import SyncError
 from anchors.memory import Memory
-from anchors.oplog import PART_SUFFIX, valid_part_name
 from anchors.operations import OpError, parse_line, texts_of
+from anchors.oplog import PART_SUFFIX, valid_part_name
 from anchors.projection import QUARANTINE_FILE
 from anchors.scanner import scan_text
 
@@ -98,13 +98,43 @@ def _write_tree(root: Path, parts: dict[str, str]) -> str:
     return git.out(["mktree", "-z"], root, input=f"040000 tree {ops_tree}\t{OPS_TREE}\0".encode())
 
 
+BLOB_CACHE = "blobs.json"
+
+
 def _hash_local(memory: Memory) -> dict[str, str]:
+    """{partition: blob sha} of the local partitions, writing the blobs into git's object store.
+
+    Blob ids are cached by (size, mtime): only partitions that changed since the last sync are read,
+    so a sync costs what is new, not the whole log.
+    """
     parts = memory.oplog.parts()
     if not parts:
         return {}
-    paths = "\n".join(str(memory.oplog.path_of(p)) for p in parts) + "\n"
-    shas = git.out(["hash-object", "-w", "--stdin-paths"], memory.root, input=paths.encode())
-    return dict(zip(parts, shas.split(), strict=True))
+    cache_path = memory.tether_dir / BLOB_CACHE
+    try:
+        cache = json.loads(cache_path.read_text())
+    except (FileNotFoundError, ValueError):
+        cache = {}
+    out: dict[str, str] = {}
+    todo: list[tuple[str, list[int]]] = []
+    for part in parts:
+        st = memory.oplog.path_of(part).stat()
+        stamp = [st.st_size, st.st_mtime_ns]
+        entry = cache.get(part)
+        if isinstance(entry, list) and len(entry) == 3 and entry[:2] == stamp:
+            out[part] = entry[2]
+        else:
+            todo.append((part, stamp))
+    if todo:
+        paths = "".join(f"{memory.oplog.path_of(p)}\n" for p, _ in todo)
+        shas = git.out(["hash-object", "-w", "--stdin-paths"], memory.root, input=paths.encode())
+        for (part, stamp), sha in zip(todo, shas.split(), strict=True):
+            out[part] = sha
+            cache[part] = [*stamp, sha]
+        tmp = cache_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(cache))
+        tmp.replace(cache_path)
+    return out
 
 
 def publish(
@@ -121,7 +151,13 @@ def publish(
         current = _rev(root, REF)
         if not parts:
             return current or remote_commit
-        tree = _write_tree(root, parts)
+        try:
+            tree = _write_tree(root, parts)
+        except git.GitError:
+            # A cached blob id whose object git has since pruned: hash everything again.
+            (memory.tether_dir / BLOB_CACHE).unlink(missing_ok=True)
+            parts = {**_hash_local(memory), **(overrides or {})}
+            tree = _write_tree(root, parts)
         if remote_commit and _tree_of(root, remote_commit) == tree:
             if current != remote_commit:
                 git.run(["update-ref", REF, remote_commit], root)
@@ -250,7 +286,9 @@ def _check_new(
         except OpError as exc:
             report.skipped.append(f"{part} line {number}: {exc}")
             if claimed:
-                quarantine.append({"op": claimed, "part": part, "offset": where, "reason": "bad-hash"})
+                quarantine.append(
+                    {"op": claimed, "part": part, "offset": where, "reason": "bad-hash"}
+                )
             continue
         if op.part != part:
             report.skipped.append(f"{part} line {number}: foreign op from {op.part}")
