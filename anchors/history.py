@@ -40,7 +40,7 @@ from anchors.errors import UsageError
 from anchors.languages import language_for_path
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Tree
+    from tree_sitter import Node, Parser, Tree
 
     from anchors.symbols import Symbol
 
@@ -113,7 +113,9 @@ def parse_spec(spec: str) -> tuple[str, str]:
     """`PATH::SYMBOL` -> (path, symbol); anything else is a HistoryError."""
     path, sep, symbol = spec.partition("::")
     if not sep or not path.strip() or not symbol.strip():
-        raise HistoryError(f"bad spec {spec!r}: expected PATH::SYMBOL, e.g. src/app.py::Client.send")
+        raise HistoryError(
+            f"bad spec {spec!r}: expected PATH::SYMBOL, e.g. src/app.py::Client.send"
+        )
     return path.strip(), symbol.strip()
 
 
@@ -152,13 +154,13 @@ class BlobReader:
         data = proc.stdout.read(size + 1)[:-1]
         return header[0].decode(), data
 
-    def version(self, blob: str, language: str) -> Version:
-        """The parsed version of a blob (parsed once per blob sha)."""
+    def version(self, blob: str, language: str, base: Version | None = None) -> Version:
+        """The parsed version of a blob (parsed once per blob sha; incrementally from `base`,
+        a parsed neighbouring version, when given)."""
         key = (blob, language)
         cached = self._versions.get(key)
         if cached is None:
-            got = self.read(blob)
-            cached = Version(blob, got[1] if got else b"", language)
+            cached = Version(blob, self.raw(blob), language, base)
             self._versions[key] = cached
         return cached
 
@@ -170,6 +172,7 @@ class BlobReader:
         got = self.read(f"{rev}:{path}")
         if got is None:
             return None
+        self._raw.setdefault(got[0], got[1])
         return self.version(got[0], language)
 
     def raw(self, blob: str) -> bytes:
@@ -260,10 +263,13 @@ class Version:
     Python blocks bracketed.)
     """
 
-    def __init__(self, blob: str, source: bytes, language: str) -> None:
+    def __init__(
+        self, blob: str, source: bytes, language: str, base: Version | None = None
+    ) -> None:
         self.blob = blob
         self.language = language
         self._source = source
+        self._base = base
         self._tree: Tree | None = None
         self._symbols: list[Symbol] | None = None
         self._norms: dict[tuple[int, int, str], str] = {}
@@ -283,9 +289,31 @@ class Version:
                 self._symbols = []
             else:
                 self._source = source
-                self._tree = parser_for(self.language).parse(source)
+                self._tree = self._parse(parser_for(self.language), source)
                 self._symbols = symbols_from_tree(self._tree, source, self.language)
+            self._base = None
         return self._symbols
+
+    def _parse(self, parser: Parser, source: bytes) -> Tree:
+        """Parse, reusing the tree of a neighbouring version: consecutive versions of a file
+        differ in a few lines, and tree-sitter re-parses only around the edit."""
+        base = self._base
+        if base is None or base._tree is None or base.language != self.language:
+            return parser.parse(source)
+        old = base._source
+        start = _common_prefix(old, source)
+        tail = _common_suffix(old[start:], source[start:])
+        end_old, end_new = len(old) - tail, len(source) - tail
+        tree = base._tree.copy()
+        tree.edit(
+            start_byte=start,
+            old_end_byte=end_old,
+            new_end_byte=end_new,
+            start_point=_point(old, start),
+            old_end_point=_point(old, end_old),
+            new_end_point=_point(source, end_new),
+        )
+        return parser.parse(source, tree)
 
     def norm(self, start: int, end: int, own_name: str) -> str:
         """Tokens of bytes [start, end), one per line, comments left out, `own_name` as <self>."""
@@ -354,6 +382,36 @@ class _Found:
         return self.symbol.short_name
 
 
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix (a binary search of slice compares: memcmp, not a loop)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes) -> int:
+    """Length of the common suffix."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    """(row, column in bytes) of a byte offset, as tree-sitter counts them."""
+    row = source.count(b"\n", 0, offset)
+    return row, offset - (source.rfind(b"\n", 0, offset) + 1)
+
+
 def _squeeze(text: str) -> str:
     """Token text with every whitespace (and escaped newline inside a token) removed."""
     return "".join(text.replace("\\n", " ").split())
@@ -378,9 +436,6 @@ def _similarity(a: _Found, b: _Found) -> float:
 def _compatible(a: Symbol, b: Symbol) -> bool:
     callables = {"function", "method"}
     return a.kind == b.kind or (a.kind in callables and b.kind in callables)
-
-
-
 
 
 def _best_match(
@@ -528,8 +583,8 @@ class _Walker:
                     if parent is not None:
                         stack.append((parent, unchanged))
                     continue
-            old = self.blobs.version(commit.old_blob, language)
-            new = self.blobs.version(commit.new_blob or "", language)
+            old = self.blobs.version(commit.old_blob, language, base=cur.found.version)
+            new = self.blobs.version(commit.new_blob or "", language, base=cur.found.version)
             match = self.locate(cur.found, old, new)
             if match is None:
                 self.origin(commit, cur, visited)
@@ -706,7 +761,9 @@ class _Walker:
             gone = [
                 _Found(s, old) for s in old.symbols if s.name not in present and s.name not in kept
             ]
-            hit = _best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
+            hit = _best_match(
+                cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
+            )
             if hit is None:
                 continue
             score = hit[1] + (0.3 if hit[0].short_name == cur.found.short_name else 0.0)
