@@ -117,12 +117,7 @@ def find_named(symbols: list[Symbol], wanted: str, path: str) -> tuple[Symbol, s
     if len(tail) > 1:
         listed = ", ".join(s.name for s in tail[:8])
         raise UsageError(f"{wanted} is ambiguous in {path}: {listed}; give the qualified name")
-    close = difflib.get_close_matches(wanted, names, n=5, cutoff=0.5)
-    if not close:
-        close = difflib.get_close_matches(
-            wanted.rsplit(".", 1)[-1], [s.short_name for s in symbols], n=5, cutoff=0.5
-        )
-        close = [s.name for s in symbols if s.short_name in close][:5]
+    close = closest_names(wanted, symbols)
     if close:
         hint = f"closest: {', '.join(close)}"
     elif names:
@@ -130,6 +125,20 @@ def find_named(symbols: list[Symbol], wanted: str, path: str) -> tuple[Symbol, s
     else:
         hint = "no symbols found in this file"
     raise UsageError(f"no symbol {wanted} in {path}; {hint}")
+
+
+def closest_names(wanted: str, symbols: list[Symbol], limit: int = 5) -> list[str]:
+    """Qualified names most like `wanted`, comparing whole names and last parts."""
+    short = wanted.rsplit(".", 1)[-1]
+    scored = []
+    for s in symbols:
+        score = max(
+            difflib.SequenceMatcher(None, wanted, s.name).ratio(),
+            difflib.SequenceMatcher(None, short, s.short_name).ratio(),
+        )
+        if score >= 0.5:
+            scored.append((-score, s.name))
+    return [name for _, name in sorted(scored)[:limit]]
 
 
 def _head_state(root: Path, rel: str, data: bytes) -> tuple[str, bool]:

@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     for record in learnings:
         by_learning.append((record, verdicts[i : i + len(record.anchors)]))
         i += len(record.anchors)
-    recorded = (
-        {"reanchored": [], "marked_stale": []} if args.rev is None and not args.no_record else None
-    )
+    recorded: dict[str, list[str]] | None = None
+    if args.rev is None and not args.no_record:
+        recorded = {"reanchored": [], "marked_stale": []}
     if recorded is not None:
         record_changes(mem, by_learning, recorded)
     flagged = sum(1 for _, vs in by_learning if worst(vs) in ("stale", "orphaned"))
