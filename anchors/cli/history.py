@@ -46,7 +46,13 @@ def cmd_history(args: argparse.Namespace) -> int:
     for notice in history.notices:
         note(f"notice: {notice}")
     rows = [
-        (e.commit[:12], e.date[:10], e.author, ", ".join(e.changes), _place(e.path, e.symbol, rel, symbol))
+        (
+            e.commit[:12],
+            e.date[:10],
+            e.author,
+            ", ".join(e.changes),
+            _place(e.path, e.symbol, rel, symbol),
+        )
         for e in history.commits
     ]
     print_table(

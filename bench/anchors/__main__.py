@@ -1,6 +1,6 @@
 """The anchors benchmarks: history accuracy against the hand-made truth, then history speed.
 
-    .venv/bin/python -m bench.anchors
+.venv/bin/python -m bench.anchors
 """
 
 from __future__ import annotations
