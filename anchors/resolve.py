@@ -318,7 +318,9 @@ class Resolver:
         changes = list(moves)
         renamed = "rename" in moves
         if renamed:
-            sig_changed = old is None or signature_shape(old) != signature_shape(now)
+            # Without the anchored version only an exact body match finds a rename; its old
+            # signature is unknown, so only the body speaks.
+            sig_changed = old is not None and signature_shape(old) != signature_shape(now)
         else:
             sig_changed = bool(fp.get("signature")) and fp.get("signature") != now.signature_fp
         body_state = "same"
