@@ -27,7 +27,6 @@ from anchors.record import (
     describe,
     validate_learning,
 )
-from anchors.scanner import scan_text
 
 TETHER_DIR = "tether"
 REPLICA_FILE = "replica"
@@ -178,6 +177,8 @@ class Memory:
         return ops
 
     def _scan(self, op: Op, source: str) -> None:
+        from anchors.scanner import scan_text  # only writes pay for the scanner's rules
+
         for field_name, text in texts_of(op):
             findings = scan_text(text)
             if findings:
@@ -250,7 +251,7 @@ class Memory:
             ops = [self._op("add", record.id, {"record": _record_payload(record)})]
             if before_add is not None:
                 for victim in before_add(self, record):
-                    reason = f"over the {record.category} cap; archived for {record.id}"
+                    reason = f"over the cap of the {record.category} category"
                     ops.append(self._op("archive", victim, {"reason": reason}))
                     self.archived_for_cap.append(victim)
             return ops

@@ -1,0 +1,1 @@
+"""Benchmarks of the core: replay, CLI latency, sync cost."""
