@@ -109,31 +109,33 @@ def main() -> int:
     text = (bob / "payments.py").read_text().replace("attempts < 3", "attempts < 5")
     (bob / "payments.py").write_text(text)
     sh(bob, "git", "commit", "-q", "-am", "Retry five times")
-    stale = tether(bob, "stale", expect=0) if _has("stale") else ""
-    if stale:
-        ids = [w for w in stale.split() if len(w) == 26 and w.isalnum() and w.isupper()]
-        if ids:
-            heading("Bob re-reads the code: the learning still holds, so he confirms it")
-            tether(bob, "confirm", ids[0])
-            tether(bob, "stale")
+    tether(bob, "stale")
+    charge_id = _stale_ids(bob)[0]
 
-    heading("The op-log is hash-chained per author: verify it")
+    heading("Bob re-reads charge(): the learning still holds, so he confirms it")
+    tether(bob, "confirm", charge_id)
+    tether(bob, "stale")
+    tether(bob, "sync")
+
+    heading("Alice syncs: the learning's history shows who wrote, flagged and confirmed it")
+    tether(alice, "sync")
+    tether(alice, "show", charge_id, "--history")
     tether(alice, "log", "--verify")
-    tether(alice, "show", _first_id(alice), "--history")
     print(f"\nThe demo's repositories are in {base}")
     return 0
 
 
-def _has(command: str) -> bool:
-    proc = subprocess.run([TETHER, command, "--help"], capture_output=True, env=ENV)
-    return proc.returncode == 0
-
-
-def _first_id(cwd: Path) -> str:
+def _stale_ids(cwd: Path) -> list[str]:
+    """Ids of the learnings `tether stale` finds stale (asked as a script would, with --json)."""
     import json
 
-    out = subprocess.run([TETHER, "list", "--json"], cwd=cwd, env=ENV, capture_output=True, text=True)
-    return json.loads(out.stdout)[0]["id"]
+    out = subprocess.run([TETHER, "stale", "--json"], cwd=cwd, env=ENV, capture_output=True, text=True)
+    doc = json.loads(out.stdout)
+    return [
+        item["id"]
+        for item in doc["learnings"]
+        if any(a["verdict"] == "stale" for a in item["anchors"])
+    ]
 
 
 PAYMENTS = textwrap.dedent(
