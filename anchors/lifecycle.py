@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from anchors.config import load_config
@@ -29,8 +28,8 @@ if TYPE_CHECKING:
 
 # Statuses that are still believed, and so count toward a category's cap and block duplicates.
 LIVE = ("active", "stale", "quarantined")
-DUPLICATE_SIMILARITY = 0.85
-_WORD = re.compile(r"[A-Za-z0-9_]{3,}")
+DUPLICATE_SIMILARITY = 0.8
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 class NearDuplicate(UsageError):
@@ -73,13 +72,15 @@ def normalise(text: str) -> str:
 
 
 def similarity(a: str, b: str) -> float:
-    """How alike two learnings read, 0..1: the better of word-set overlap and sequence match."""
-    na, nb = normalise(a), normalise(b)
-    if not na or not nb:
+    """How alike two learnings read, 0..1: the overlap of their word sets (Jaccard).
+
+    Words, not characters: two notes from one mould that differ in the service, table or number
+    they name are different facts, and a character-level ratio would call them duplicates.
+    """
+    wa, wb = set(normalise(a).split()), set(normalise(b).split())
+    if not wa or not wb:
         return 0.0
-    wa, wb = set(na.split()), set(nb.split())
-    jaccard = len(wa & wb) / len(wa | wb)
-    return max(jaccard, SequenceMatcher(None, na, nb, autojunk=False).ratio())
+    return len(wa & wb) / len(wa | wb)
 
 
 def find_near_duplicate(memory: Memory, record: Learning) -> tuple[Learning, float] | None:
@@ -198,28 +199,13 @@ def parse_when(value: str) -> datetime:
 def as_of(memory: Memory, when: str | datetime) -> list[Learning]:
     """The learnings believed at `when`: the op-log replayed up to that moment into a scratch
     projection, then the records live at that point (active or stale)."""
-    import apsw
-
-    from anchors.apply import APPLIERS
-    from anchors.operations import OpError, validate
-    from anchors.projection import COLUMNS, SCHEMA, load_quarantine, row_to_learning
+    from anchors.projection import COLUMNS, row_to_learning
 
     cutoff = parse_when(when) if isinstance(when, str) else when
     stamp = cutoff.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + (
         f"{cutoff.microsecond // 1000:03d}Z"
     )
-    quarantine = load_quarantine(memory.tether_dir)
-    db = apsw.Connection(":memory:")
-    with db:
-        db.execute(SCHEMA)
-        for op in memory.oplog.merged():
-            if op.time > stamp or op.id in quarantine:
-                continue
-            try:
-                validate(op)
-            except OpError:
-                continue
-            APPLIERS[op.type](db, op)
+    db = memory.projection.snapshot_until(stamp)
     rows = db.execute(
         f"SELECT {', '.join(COLUMNS)} FROM records WHERE status IN ('active','stale') "
         "AND store='learning' ORDER BY id"

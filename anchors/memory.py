@@ -6,6 +6,7 @@ the op-log; the projection is refreshed right after, so a read that follows sees
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import os
 import secrets
@@ -127,10 +128,10 @@ class Memory:
         path: str | None = None,
         *,
         include_hidden: bool = False,
-    ) -> list[Learning]:
+    ) -> builtins.list[Learning]:
         """Learnings filtered by category, status and anchored path (a file or a directory)."""
-        clauses: list[str] = []
-        params: list[Any] = []
+        clauses: builtins.list[str] = []
+        params: builtins.list[Any] = []
         if category:
             clauses.append("category=?")
             params.append(category)
@@ -147,7 +148,7 @@ class Memory:
             params.extend([rel, _like_prefix(rel) + "/%"])
         return self.projection.query(" AND ".join(clauses), params)
 
-    def ops_for(self, id_or_prefix: str) -> list[Op]:
+    def ops_for(self, id_or_prefix: str) -> builtins.list[Op]:
         """Every op about a record, in replay order."""
         record_id = self.resolve_id(id_or_prefix)
         ops = [self.oplog.find(part, off) for part, off in self.projection.ops_locations(record_id)]
@@ -155,10 +156,12 @@ class Memory:
 
     # -- the write path ---------------------------------------------------------------------
 
-    def _commit(self, build: Callable[[int, str, str], list[Op]], source: str = "cli") -> list[Op]:
+    def _commit(
+        self, build: Callable[[int, str, str], builtins.list[Op]], source: str = "cli"
+    ) -> builtins.list[Op]:
         """Append the ops `build` makes after validating and scanning every one of them."""
 
-        def checked(clock: int, prev: str, now: str) -> list[Op]:
+        def checked(clock: int, prev: str, now: str) -> builtins.list[Op]:
             ops = build(clock, prev, now)
             for offset, op in enumerate(ops):
                 op.clock = clock + offset
@@ -198,9 +201,9 @@ class Memory:
         text: str,
         *,
         category: str = "general",
-        anchors: list[Anchor] | None = None,
-        tags: list[str] | None = None,
-        evidence: list[Evidence] | None = None,
+        anchors: builtins.list[Anchor] | None = None,
+        tags: builtins.list[str] | None = None,
+        evidence: builtins.list[Evidence] | None = None,
         confidence: float = 0.8,
         source: str = "cli",
         session: str = "",
@@ -244,10 +247,10 @@ class Memory:
     def add(self, text: str, **kwargs: Any) -> Learning:
         """Write a new learning; returns it. May archive the least salient one past the cap."""
         record = self.new_learning(text, **kwargs)
-        self.archived_for_cap: list[str] = []
+        self.archived_for_cap: builtins.list[str] = []
         before_add = _optional("anchors.lifecycle", "before_add")
 
-        def build(clock: int, prev: str, now: str) -> list[Op]:
+        def build(clock: int, prev: str, now: str) -> builtins.list[Op]:
             ops = [self._op("add", record.id, {"record": _record_payload(record)})]
             if before_add is not None:
                 for victim in before_add(self, record):
@@ -290,7 +293,7 @@ class Memory:
         return self._simple("reinforce", id_or_prefix, {}, source)
 
     def confirm(
-        self, id_or_prefix: str, anchors: list[Anchor] | None = None, source: str = "cli"
+        self, id_or_prefix: str, anchors: builtins.list[Anchor] | None = None, source: str = "cli"
     ) -> Learning:
         """Record that the learning still holds: its anchors' verified point moves forward."""
         record = self.get(id_or_prefix)
@@ -311,7 +314,11 @@ class Memory:
         return self._simple("invalidate", id_or_prefix, {"reason": reason.strip()}, source)
 
     def reanchor(
-        self, id_or_prefix: str, anchors: list[Anchor], reason: str = "", source: str = "cli"
+        self,
+        id_or_prefix: str,
+        anchors: builtins.list[Anchor],
+        reason: str = "",
+        source: str = "cli",
     ) -> Learning:
         payload = {"anchors": [a.to_dict() for a in anchors], "reason": reason}
         return self._simple("reanchor", id_or_prefix, payload, source)

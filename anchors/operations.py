@@ -47,7 +47,7 @@ OP_TYPES = (
 )
 
 # Fields an `update` op may change; lifecycle fields change only through their own ops.
-UPDATABLE = {
+UPDATABLE: dict[str, type | tuple[type, ...]] = {
     "text": str,
     "description": str,
     "tags": list,

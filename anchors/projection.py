@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,7 @@ class Projection:
             self._write_meta(self.db, parts, sizes, new_ops, quarantine_size)
             self.db.execute("COMMIT")
         except BaseException:
-            if not self.db.autocommit:
+            if not self.db.getautocommit():
                 self.db.execute("ROLLBACK")
             raise
         return RefreshResult(applied=len(new_ops), issues=issues, reason=f"refolded {refolded}")
@@ -182,9 +182,10 @@ class Projection:
             located: dict[tuple[str, int], None] = {}
             while pending:
                 rid = pending.pop()
-                for part, off in db.execute(
+                for row in db.execute(
                     "SELECT part, offset FROM op_index WHERE target=?", (rid,)
                 ).fetchall():
+                    part, off = str(row[0]), int(row[1])  # type: ignore[arg-type]
                     if (part, off) in located:
                         continue
                     located[(part, off)] = None
@@ -277,13 +278,14 @@ class Projection:
         sizes: dict[str, int],
         quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
+        keep: Callable[[Op], bool] | None = None,
     ) -> tuple[int, tuple[int, str, str]]:
         import heapq
 
         def stream(part: str) -> Iterator[tuple[Op, int]]:
             for off, _number, line in self.oplog.read(part, 0, sizes[part]):
                 op = _parse(line, part, issues)
-                if op is not None:
+                if op is not None and (keep is None or keep(op)):
                     yield op, off
 
         merged = heapq.merge(*(stream(p) for p in parts), key=lambda pair: pair[0].key)
@@ -304,6 +306,19 @@ class Projection:
         return count, max_key
 
     # -- applying ---------------------------------------------------------------------------
+
+    def snapshot_until(self, stamp: str) -> apsw.Connection:
+        """An in-memory projection of the ops written up to `stamp` (ISO time): what was believed
+        then. The caller closes it."""
+        db = apsw.Connection(":memory:")
+        parts = self.oplog.parts()
+        sizes = {p: self.oplog.complete_size(p) for p in parts}
+        with db:
+            db.execute(SCHEMA)
+            self._replay(db, parts, sizes, load_quarantine(self.tether_dir), [],
+                         keep=lambda op: op.time <= stamp)  # fmt: skip
+            self._reindex(db, None)
+        return db
 
     def _apply_all(
         self,

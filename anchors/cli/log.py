@@ -41,8 +41,8 @@ def cmd_log(args: argparse.Namespace) -> int:
             print_line(f"ok: {report.ops} ops in {report.parts} partitions, every chain intact")
         for issue in report.issues:
             where = f"line {issue.line}" if issue.line else "end"
-            op = f"op {issue.op_id[:16]}" if issue.op_id else "a line"
-            print_line(f"BAD {issue.part} {where}: {op}: {issue.problem}")
+            what = f"op {issue.op_id[:16]}" if issue.op_id else "a line"
+            print_line(f"BAD {issue.part} {where}: {what}: {issue.problem}")
     else:
         print_table(
             "op-log (newest first)",
