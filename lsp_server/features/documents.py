@@ -41,8 +41,6 @@ def register(server: TetherLanguageServer) -> None:
     ) -> None:
         doc = params.text_document
         snapshot = await ls.run(ls.state.open_sync, doc.uri, doc.text, doc.version)
-        if snapshot.note:
-            log.info("%s: %s", doc.uri, snapshot.note)
         ls.publish(snapshot)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)

@@ -7,7 +7,15 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_helpers import PAY_PY, SERVER, Project, add_learning, commit_all, init_params
+from lsp_helpers import (
+    PAY_PY,
+    SERVER,
+    Project,
+    add_learning,
+    commit_all,
+    init_params,
+    prepare_client,
+)
 from pytest_lsp import LanguageClient
 
 
@@ -26,6 +34,14 @@ def project(repo: Path) -> Project:
 
 @pytest_lsp.fixture(config=SERVER)
 async def client(lsp_client: LanguageClient, project: Project) -> AsyncIterator[None]:
+    prepare_client(lsp_client)
     await lsp_client.initialize_session(init_params(project.root))
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def lsp_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
+    """A client connected to a server that the test initializes itself."""
+    prepare_client(lsp_client)
+    yield

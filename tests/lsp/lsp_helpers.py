@@ -50,6 +50,15 @@ def commit_all(root: Path, message: str) -> None:
     subprocess.run(["git", "commit", "-q", "-m", message], cwd=root, check=True, env=env)
 
 
+def make_repo(path: Path) -> Path:
+    """A fresh repository with an identity and one commit (no `tether init`)."""
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
+    (path / "README.md").write_text("# demo\n")
+    commit_all(path, "initial")
+    return path
+
+
 def add_learning(root: Path, text: str, spec: str, category: str = "pattern") -> str:
     """Write a learning the way the CLI does (same Memory write path), returning its id."""
     from anchors.memory import Memory
@@ -94,17 +103,39 @@ def open_doc(
 async def wait_for_diagnostics(
     client: LanguageClient, uri: str, timeout: float = 10.0
 ) -> list[types.Diagnostic]:
-    """Wait for the next publishDiagnostics for `uri`."""
+    """The diagnostics published for `uri` since the last call (waiting for them if need be)."""
     import asyncio
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while True:
-        remaining = deadline - loop.time()
-        if remaining <= 0:
+    while uri not in client.diagnostics:
+        if loop.time() > deadline:
             raise TimeoutError(f"no diagnostics for {uri}")
-        params = await asyncio.wait_for(
-            client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS), remaining
-        )
-        if params.uri == uri:
-            return list(params.diagnostics)
+        await asyncio.sleep(0.01)
+    return list(client.diagnostics.pop(uri))
+
+
+def fix_code_action_structuring(client: LanguageClient) -> None:
+    """lsprotocol reads any code action that has a `command` as a bare Command (its union hook
+    only checks the key); a real editor reads the JSON. Teach the test client to tell them apart:
+    a Command's `command` is a string, a CodeAction's is an object."""
+    from typing import Any, Union
+
+    converter = client.protocol._converter
+
+    def hook(obj: Any, _: type) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(Union[types.Command, types.CodeAction], hook)  # noqa: UP007
+
+
+def prepare_client(client: LanguageClient) -> None:
+    """What every test client needs: code actions read right, code lens refreshes counted."""
+    fix_code_action_structuring(client)
+    client.code_lens_refreshes = 0  # type: ignore[attr-defined]
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def code_lens_refresh(client: LanguageClient, params: None) -> None:
+        client.code_lens_refreshes += 1  # type: ignore[attr-defined]

@@ -16,7 +16,9 @@ def hover_params(uri: str, line: int, character: int = 8) -> types.HoverParams:
     )
 
 
-async def test_hover_shows_the_learning_on_the_symbol(client: LanguageClient, project: Project) -> None:
+async def test_hover_shows_the_learning_on_the_symbol(
+    client: LanguageClient, project: Project
+) -> None:
     uri = open_doc(client, project.pay)
     diagnostics = await wait_for_diagnostics(client, uri)
     assert diagnostics == []  # fresh: nothing to flag
@@ -28,3 +30,111 @@ async def test_hover_shows_the_learning_on_the_symbol(client: LanguageClient, pr
     assert "unchanged since verified" in result.contents.value
     # A method with no learning shows nothing.
     assert await client.text_document_hover_async(hover_params(uri, REFUND_LINE + 1)) is None
+
+
+def change(
+    uri: str, version: int, line: int, start: int, end: int, text: str
+) -> types.DidChangeTextDocumentParams:
+    return types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[
+            types.TextDocumentContentChangePartial(
+                range=types.Range(
+                    start=types.Position(line=line, character=start),
+                    end=types.Position(line=line, character=end),
+                ),
+                text=text,
+            )
+        ],
+    )
+
+
+async def test_code_lens_counts_learnings_and_resolves_to_a_command(
+    client: LanguageClient, project: Project
+) -> None:
+    uri = open_doc(client, project.pay)
+    await wait_for_diagnostics(client, uri)
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    assert lenses is not None and len(lenses) == 1
+    assert lenses[0].range.start.line == CHARGE_LINE
+    assert lenses[0].command is None  # filled in by resolve
+    resolved = await client.code_lens_resolve_async(lenses[0])
+    assert resolved.command is not None
+    assert resolved.command.title == "1 learning"
+    assert resolved.command.command == "tether.showLearnings"
+    shown = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=resolved.command.command, arguments=resolved.command.arguments
+        )
+    )
+    assert "idempotent" in shown["markdown"]
+
+
+async def test_editing_the_body_flags_it_and_still_valid_clears_it(
+    client: LanguageClient, project: Project
+) -> None:
+    uri = open_doc(client, project.pay)
+    assert await wait_for_diagnostics(client, uri) == []
+    # `total = amount + 1` -> `total = amount + 2`, inside charge's body (not saved).
+    line = project.pay.read_text().splitlines()[CHARGE_LINE + 1]
+    col = line.index("1")
+    client.text_document_did_change(change(uri, 2, CHARGE_LINE + 1, col, col + 1, "2"))
+    diagnostics = await wait_for_diagnostics(client, uri)
+    assert len(diagnostics) == 1
+    stale = diagnostics[0]
+    assert stale.source == "tether" and stale.code == "stale"
+    assert stale.severity == types.DiagnosticSeverity.Warning
+    assert stale.range.start.line == CHARGE_LINE
+    assert "idempotent" in stale.message
+
+    lens = (await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    ))[0]  # fmt: skip
+    assert (await client.code_lens_resolve_async(lens)).command.title == "1 learning · 1 stale"
+
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=stale.range,
+            context=types.CodeActionContext(diagnostics=[stale]),
+        )
+    )
+    titles = [a.title for a in actions]
+    assert titles[0].startswith("Still valid")
+    assert any(t.startswith("Invalidate…") for t in titles)
+    assert any(t.startswith("Show history") for t in titles)
+    still_valid = actions[0]
+    assert isinstance(still_valid, types.CodeAction) and still_valid.command is not None
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=still_valid.command.command, arguments=still_valid.command.arguments
+        )
+    )
+    assert await wait_for_diagnostics(client, uri) == []
+    # The confirmation is in the learning's history, written by the language server.
+    history = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="tether.showHistory", arguments=[project.learning_id])
+    )
+    assert [op["type"] for op in history["ops"]][-1] == "confirm"
+
+
+async def test_a_learning_added_by_the_cli_appears_without_a_restart(
+    client: LanguageClient, project: Project, run_tether
+) -> None:
+    uri = open_doc(client, project.pay)
+    await wait_for_diagnostics(client, uri)
+    assert await client.text_document_hover_async(hover_params(uri, REFUND_LINE + 1)) is None
+    proc = run_tether(
+        ["add", "Refunds are negative charges; never call the gateway twice.", "--category", "error",
+         "--anchor", "src/pay.py::PaymentClient.refund"],
+        project.root,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    for _ in range(100):
+        result = await client.text_document_hover_async(hover_params(uri, REFUND_LINE + 1))
+        if result is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert result is not None and "never call the gateway twice" in result.contents.value
