@@ -14,7 +14,7 @@ class Options:
     # Wait this long after the last edit of a document before re-resolving its anchors.
     debounce_ms: int = 300
     # Files larger than this are not parsed: a 20 MB minified bundle must not stall the server.
-    max_file_bytes: int = 2_000_000
+    max_file_bytes: int = 1_000_000  # the symbol index's own cap
     # Show a code lens above each anchored symbol.
     code_lens: bool = True
     # Watch the op-log and .tether/ for writes by other processes.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from anchors.record import Anchor
@@ -41,9 +42,10 @@ class Resolution:
 class ParsedBuffer:
     """An open document's text and syntax tree, edited incrementally as the client types."""
 
-    def __init__(self, rel_path: str, text: str, language: str) -> None:
+    def __init__(self, rel_path: str, text: str, language: str, root: Path | None = None) -> None:
         self.rel_path = rel_path
         self.language = language
+        self.root = root
         self._doc: Any = None
         self._text = text
         self._symbols: list[Symbol] | None = None
@@ -57,7 +59,7 @@ class ParsedBuffer:
         except ImportError:
             self._doc = None
             return
-        self._doc = ParsedDocument(self.rel_path, text, self.language)
+        self._doc = ParsedDocument(self.rel_path, text, self.language, self.root)
 
     @property
     def text(self) -> str:
@@ -98,32 +100,33 @@ class ParsedBuffer:
         if self._doc is not None:
             from anchors.incremental import resolve_in_document
 
+            if self._doc.tree is None:  # over the parser's size cap: nothing to compare
+                span = anchor.span if len(anchor.span) == 2 else [1, 1]
+                return Resolution("unknown", span[0], span[1], anchor.symbol, self._doc.note)
             return from_verdict(resolve_in_document(self._doc, anchor), anchor)
         return _resolve_by_fingerprint(self.symbols(), anchor)
 
 
 def from_verdict(verdict: Any, anchor: Anchor) -> Resolution:
-    """The library's Verdict as a Resolution (attribute names read defensively)."""
-    status = str(getattr(verdict, "status", "unknown"))
-    location = getattr(verdict, "location", None) or getattr(verdict, "new_anchor", None)
-    span = list(
-        getattr(location, "span", None) or getattr(verdict, "span", None) or anchor.span or []
-    )
-    start, end = (int(span[0]), int(span[1])) if len(span) == 2 else (0, 0)
-    symbol = str(getattr(location, "symbol", "") or anchor.symbol)
-    if status == "orphaned":
-        start = end = 0
+    """The library's `Verdict` as a Resolution."""
+    status = str(verdict.status)
+    location: Anchor | None = verdict.location
+    span = list(location.span) if location is not None and len(location.span) == 2 else []
+    if not span and status not in ("orphaned",):
+        span = list(anchor.span) if len(anchor.span) == 2 else [1, 1]
+    start, end = (int(span[0]), int(span[1])) if span else (0, 0)
+    new_home = None
+    if location is not None and (location.path != anchor.path or location.symbol != anchor.symbol):
+        new_home = location
     return Resolution(
         status=status if status in VERDICTS else "unknown",
         start_line=start,
         end_line=end,
-        symbol=symbol,
-        detail=str(getattr(verdict, "reason", "") or getattr(verdict, "detail", "") or ""),
-        commit=str(getattr(verdict, "commit", "") or ""),
-        author=str(getattr(verdict, "author", "") or ""),
-        new_home=location
-        if isinstance(location, Anchor) and location.path != anchor.path
-        else None,
+        symbol=location.symbol if location is not None else anchor.symbol,
+        detail=str(verdict.detail or ""),
+        commit=str(verdict.commit or ""),
+        author=str(verdict.author or ""),
+        new_home=new_home,
     )
 
 

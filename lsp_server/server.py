@@ -47,7 +47,21 @@ class TetherLanguageServer(LanguageServer):
         return await asyncio.wrap_future(self.state.submit(fn, *args))
 
     def publish(self, snapshot: DocumentSnapshot) -> None:
-        if snapshot.uri in self.state.documents:
+        """Send a snapshot's diagnostics; then, if some are flagged, look up in the background
+        which commit and author changed their code, and send them again with that evidence."""
+        if snapshot.uri not in self.state.documents:
+            return
+        diagnostics.publish(self, snapshot)
+        if any(v.flagged for v in snapshot.views):
+            asyncio.ensure_future(self._enrich(snapshot.uri))
+
+    async def _enrich(self, uri: str) -> None:
+        try:
+            snapshot = await self.run(self.state.enrich_sync, uri)
+        except Exception:
+            log.exception("looking up evidence for %s failed", uri)
+            return
+        if snapshot is not None and snapshot.uri in self.state.documents:
             diagnostics.publish(self, snapshot)
 
     def show_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:

@@ -14,7 +14,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -135,6 +135,26 @@ class RepoContext:
     memory: Memory | None = None
     error: str = ""  # why the memory could not be opened
     watcher: MemoryWatcher | None = None
+    # (HEAD, anchored commit) -> whether HEAD contains that commit
+    ancestry: dict[tuple[str, str], bool] = field(default_factory=dict)
+    # (learning id, anchor index, anchored commit, HEAD) -> the anchor resolved against the
+    # working tree and its history: the commit and author that changed the code, or where it went
+    evidence: dict[tuple[str, int, str, str], Resolution] = field(default_factory=dict)
+
+    def head(self) -> str:
+        from anchors import git
+
+        return git.head_commit(self.root)
+
+    def contains(self, head: str, commit: str) -> bool:
+        """Whether `commit` is HEAD or an ancestor of it (True when unknown: no pending then)."""
+        key = (head, commit)
+        if key not in self.ancestry:
+            from anchors import git
+
+            proc = git.run(["merge-base", "--is-ancestor", commit, head], self.root, check=False)
+            self.ancestry[key] = proc.returncode != 1
+        return self.ancestry[key]
 
 
 @dataclass
@@ -283,7 +303,9 @@ class ServerState:
             log.info("%s: %s", doc.uri, doc.note)
             return
         try:
-            doc.buffer = ParsedBuffer(doc.rel, text, doc.language)
+            doc.buffer = ParsedBuffer(
+                doc.rel, text, doc.language, doc.repo.root if doc.repo else None
+            )
         except Exception:
             doc.note = "not parsed: the parser failed"
             log.exception("parsing %s failed", doc.uri)
@@ -371,11 +393,22 @@ class ServerState:
 
     def _compute(self, doc: OpenDocument) -> DocumentSnapshot:
         views: list[AnchorView] = []
+        head = doc.repo.head() if doc.repo is not None and doc.learnings else ""
         for learning in doc.learnings:
             for index, anchor in enumerate(learning.anchors):
                 if anchor.path != doc.rel:
                     continue
-                views.append(AnchorView(learning, index, anchor, self._resolve(doc, anchor)))
+                res = self._resolve(doc, anchor)
+                if head and anchor.commit and doc.repo is not None:
+                    if not doc.repo.contains(head, anchor.commit):
+                        res = replace(
+                            res,
+                            status="pending",
+                            detail=f"anchored at {anchor.commit[:10]}, which HEAD does not contain (another branch?)",
+                        )
+                    elif res.status in FLAGGED:
+                        res = self._with_evidence(doc.repo, learning.id, index, anchor, head, res)
+                views.append(AnchorView(learning, index, anchor, res))
         symbols: tuple[Symbol, ...] = ()
         if doc.buffer is not None:
             try:
@@ -398,6 +431,53 @@ class ServerState:
             if doc.uri in self.documents:
                 self._snapshots[doc.uri] = snap
         return snap
+
+    @staticmethod
+    def _with_evidence(
+        repo: RepoContext, ident: str, index: int, anchor: Anchor, head: str, res: Resolution
+    ) -> Resolution:
+        """Add what the history knows (who changed the code, where it went) to a buffer verdict."""
+        found = repo.evidence.get((ident, index, anchor.commit, head))
+        if found is None:
+            return res
+        if not res.commit and found.commit:
+            res = replace(res, commit=found.commit, author=found.author)
+        if res.new_home is None and found.new_home is not None:
+            res = replace(res, new_home=found.new_home)
+        return res
+
+    def enrich_sync(self, uri: str) -> DocumentSnapshot | None:
+        """Resolve a document's flagged anchors against the repository's history (slower than the
+        buffer: git log), then recompute; None when there was nothing new to learn."""
+        doc = self.documents.get(uri)
+        snap = self.snapshot(uri)
+        if doc is None or doc.repo is None or snap is None:
+            return None
+        repo = doc.repo
+        head = repo.head()
+        todo = [
+            v for v in snap.views
+            if v.resolution.status in FLAGGED
+            and (v.learning.id, v.index, v.anchor.commit, head) not in repo.evidence
+        ]  # fmt: skip
+        if not todo:
+            return None
+        from anchors.resolve import resolve_anchors
+        from lsp_server.resolution import from_verdict
+
+        try:
+            verdicts = resolve_anchors(repo.root, [v.anchor for v in todo])
+        except Exception as exc:
+            log.warning("looking up the history of %s failed: %s", doc.rel, exc)
+            verdicts = []
+        for view, verdict in zip(todo, verdicts, strict=False):
+            key = (view.learning.id, view.index, view.anchor.commit, head)
+            repo.evidence[key] = from_verdict(verdict, view.anchor)
+        for view in todo[len(verdicts) :]:
+            repo.evidence[(view.learning.id, view.index, view.anchor.commit, head)] = (
+                view.resolution
+            )
+        return self._compute(doc)
 
     def _resolve(self, doc: OpenDocument, anchor: Anchor) -> Resolution:
         span = anchor.span if len(anchor.span) == 2 else []

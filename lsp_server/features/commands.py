@@ -184,7 +184,7 @@ def anchor_here(doc: OpenDocument, span: Span) -> Anchor:
         if doc.buffer is None and doc.language and not doc.note:
             from lsp_server.resolution import ParsedBuffer
 
-            doc.buffer = ParsedBuffer(doc.rel, doc.text, doc.language)
+            doc.buffer = ParsedBuffer(doc.rel, doc.text, doc.language, doc.repo.root)
             symbols = doc.buffer.symbols()
         from anchors.symbols import innermost_at
 

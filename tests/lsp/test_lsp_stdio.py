@@ -138,3 +138,53 @@ async def test_a_learning_added_by_the_cli_appears_without_a_restart(
             break
         await asyncio.sleep(0.05)
     assert result is not None and "never call the gateway twice" in result.contents.value
+
+
+async def test_a_committed_change_names_its_commit_and_author(
+    client: LanguageClient, project: Project
+) -> None:
+    import subprocess
+
+    project.pay.write_text(project.pay.read_text().replace("amount + 1", "amount * 2"))
+    env = {"GIT_AUTHOR_NAME": "Bob Builder", "GIT_AUTHOR_EMAIL": "bob@example.com",
+           "GIT_COMMITTER_NAME": "Bob Builder", "GIT_COMMITTER_EMAIL": "bob@example.com"}  # fmt: skip
+    import os
+
+    subprocess.run(
+        ["git", "commit", "-qam", "double the fee"],
+        cwd=project.root,
+        check=True,
+        env={**os.environ, **env},
+    )
+    sha = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=project.root, capture_output=True, text=True
+    ).stdout.strip()
+    uri = open_doc(client, project.pay)
+    diagnostics = await wait_for_diagnostics(client, uri)
+    assert [d.code for d in diagnostics] == ["stale"]
+    # The history lookup runs after the first publish and sends the diagnostics again.
+    for _ in range(200):
+        related = diagnostics[0].related_information or []
+        if any(sha[:10] in r.message for r in related):
+            break
+        diagnostics = await wait_for_diagnostics(client, uri)
+    messages = [r.message for r in diagnostics[0].related_information or []]
+    assert any(sha[:10] in m and "Bob Builder" in m for m in messages), messages
+
+
+async def test_an_anchor_on_another_branch_is_pending(
+    client: LanguageClient, project: Project
+) -> None:
+    import subprocess
+
+    from lsp_helpers import add_learning, commit_all
+
+    subprocess.run(["git", "checkout", "-qb", "feature"], cwd=project.root, check=True)
+    project.pay.write_text(project.pay.read_text() + "\n\ndef feature():\n    return 2\n")
+    commit_all(project.root, "feature")
+    add_learning(project.root, "The feature flag defaults off.", "src/pay.py#L1-L2")
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=project.root, check=True)
+    uri = open_doc(client, project.pay)
+    diagnostics = await wait_for_diagnostics(client, uri)
+    assert [d.code for d in diagnostics] == ["pending"]
+    assert diagnostics[0].severity == types.DiagnosticSeverity.Information
