@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "anchors.cli.mcp",
     "anchors.cli.stale",
     "anchors.cli.history",
+    "anchors.cli.lsp",
 ]
 
 
