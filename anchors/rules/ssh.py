@@ -1,0 +1,84 @@
+"""SSH backdoors: instructions that grant someone a way in or run code on every connection.
+
+Rejected: writing to `authorized_keys` (or telling the reader to add a literal public key to it),
+writing a private key file (`> ~/.ssh/id_rsa`), a `ProxyCommand`/`LocalCommand` that runs a
+program, writing to `~/.ssh/config` or `sshd_config`, and enabling root or empty-password logins.
+Passing: talking about these files ("authorized_keys is managed by ansible"), `ssh-keygen`,
+reading a public key, and `ProxyJump`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from anchors.rules.folding import FoldedText
+from anchors.rules.hit import Hit
+from anchors.rules.phrases import PhraseRule, rule, run
+
+CATEGORY = "ssh-backdoor"
+
+_WRITE = r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\s+\S+|\bmv\s+\S+|\binstall\s+(?:-\S+\s+)*\S+|\bdd\b[^\n]*?of=|\bsed\s+-i\S*\s+\S+|\bcat\s*>>?)"
+
+_RULES: list[PhraseRule] = [
+    rule(
+        "ssh-backdoor.authorized-keys",
+        CATEGORY,
+        _WRITE + r"\s*[\"']?[^\n|;&\"']{0,80}?authorized_keys2?\b",
+        "writes to authorized_keys (grants someone login)",
+    ),
+    rule(
+        "ssh-backdoor.private-key-write",
+        CATEGORY,
+        _WRITE + r"\s*[\"']?[^\n|;&\"']{0,80}?\bid_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])",
+        "writes a private key file",
+    ),
+    rule(
+        "ssh-backdoor.proxy-command",
+        CATEGORY,
+        r"\b(?:proxycommand|localcommand)\s*[= ]\s*[\"']?"
+        r"(?:/|~|\$\(|`|nc\b|ncat\b|netcat\b|socat\b|bash\b|sh\b|zsh\b|curl\b|wget\b|python\d?\b|perl\b|"
+        r"ruby\b|php\b|node\b|openssl\b|ssh\b|exec\b|sudo\b|env\b|connect\b|corkscrew\b|cloudflared\b|"
+        r"aws\b|gcloud\b|powershell\b|cmd\b)"
+        r"|\bpermitlocalcommand\s*[= ]\s*yes\b",
+        "an ssh option that runs a program on every connection",
+    ),
+    rule(
+        "ssh-backdoor.config-write",
+        CATEGORY,
+        _WRITE + r"\s*[\"']?[^\n|;&\"']{0,80}?(?:\.ssh/config|sshd_config|ssh_config)\b",
+        "writes to an ssh client or server configuration",
+    ),
+    rule(
+        "ssh-backdoor.sshd-setting",
+        CATEGORY,
+        r"\bpermit(?:rootlogin|emptypasswords)\s*[= ]\s*yes\b|\bauthorizedkeyscommand\s*[= ]\s*/",
+        "an sshd setting that opens the host to logins",
+    ),
+]
+
+_AUTHORIZED_KEYS = re.compile(r"authorized_keys")
+_PUBLIC_KEY = re.compile(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)\s+aaaa[0-9a-z+/]{20,}")
+_ADD_KEY = re.compile(
+    r"\b(?:add|append|insert|put|paste|place|write|copy)\b[^\n]{0,80}?\bauthorized_keys\b"
+)
+
+
+def scan(view: FoldedText) -> list[Hit]:
+    """Hits for ssh backdoors in the folded text (spans in the original)."""
+    if "ssh" not in view.text and "authorized_keys" not in view.text and "id_" not in view.text:
+        return []
+    hits = list(run(_RULES, view))
+    # Prose that hands over a literal public key to install is the same backdoor without a shell.
+    if _AUTHORIZED_KEYS.search(view.text) and _PUBLIC_KEY.search(view.text):
+        for match in _ADD_KEY.finditer(view.text):
+            start, end = view.to_original(match.start(), match.end())
+            hits.append(
+                Hit(
+                    "ssh-backdoor.authorized-keys",
+                    CATEGORY,
+                    start,
+                    end,
+                    "asks the reader to install a literal public key in authorized_keys",
+                )
+            )
+    return hits
