@@ -16,6 +16,7 @@ import hashlib
 from bisect import bisect_left
 from collections.abc import Sequence
 from difflib import SequenceMatcher
+from functools import cache
 from heapq import merge
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,17 @@ def similarity(a: str, b: str) -> float:
     if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:
         return matcher.quick_ratio()
     return matcher.ratio()
+
+
+@cache
+def _block_query(language: str) -> tree_sitter.Query:
+    """The query that finds a language's blocks (compiled once: compiling costs a millisecond)."""
+    from tree_sitter import Query
+
+    from anchors.languages import SUPPORTED, grammar
+
+    pattern = " ".join(f"({t}) @b" for t in sorted(SUPPORTED[language].block_types))
+    return Query(grammar(language), pattern)
 
 
 class TokenStream:
@@ -110,10 +122,9 @@ class TokenStream:
         self._types = [t for _, _, t in entries]
 
     def _block_markers(self) -> list[tuple[int, str, str]]:
-        from tree_sitter import Query, QueryCursor
+        from tree_sitter import QueryCursor
 
-        pattern = " ".join(f"({t}) @b" for t in sorted(self._spec.block_types))
-        query = Query(self._tree.language, pattern)
+        query = _block_query(self._spec.name)
         markers: list[tuple[int, str, str]] = []
         for nodes in QueryCursor(query).captures(self._tree.root_node).values():
             for node in nodes:

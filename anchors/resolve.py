@@ -80,6 +80,9 @@ class Verdict:
         return self.status in ("stale", "orphaned", "pending")
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready; a fresh anchor that stayed where it was says only that."""
+        if self.status == "fresh" and self.location is self.anchor and not self.notes:
+            return {"anchor": self.anchor.label(), "verdict": "fresh"}
         return {
             "anchor": self.anchor.label(),
             "verdict": self.status,
@@ -213,7 +216,6 @@ class Resolver:
         return None
 
     def _symbol(self, anchor: Anchor, base: str, changes: Changes | None) -> Verdict:
-        old = self._old_symbol(anchor, base)
         path_now = anchor.path
         if changes is not None and anchor.path in changes.renames:
             path_now = changes.renames[anchor.path]
@@ -228,8 +230,20 @@ class Resolver:
                 )
             found = next((s for s in symbols if s.name == anchor.symbol), None)
             moves = ["file-rename"] if path_now != anchor.path else []
+            fp = anchor.fingerprint
             if found is not None:
+                if not moves and (found.signature_fp, found.body_fp) == (
+                    fp.get("signature"),
+                    fp.get("body"),
+                ):
+                    # Unchanged where it was: no need for the anchored version of the file.
+                    location = symbol_anchor(
+                        path_now, found, anchor.language, self.version.commit, self._dirty(path_now)
+                    )
+                    return Verdict("fresh", anchor, location)
+                old = self._old_symbol(anchor, base)
                 return self._compare(anchor, old, found, path_now, base, moves)
+            old = self._old_symbol(anchor, base)
             old_names = (
                 {s.name for s in self.parsed(self._at(base), anchor.path)[0]} if base else set()
             )
@@ -237,6 +251,8 @@ class Resolver:
             match = self._best(anchor, old, candidates, RENAME_SIMILARITY, RENAME_SIMILARITY)
             if match is not None:
                 return self._compare(anchor, old, match, path_now, base, [*moves, "rename"])
+        else:
+            old = self._old_symbol(anchor, base)
         if changes is not None:
             language = anchor.language or language_for_path(anchor.path)
             seen = {anchor.path, path_now}

@@ -215,6 +215,7 @@ class History:
         self._known: dict[str, bool] = {}
         self._ancestor: dict[str, bool] = {}
         self._commit_changes: dict[str, Changes] = {}
+        self._merged: dict[str, Changes] = {}
         self._uncommitted: Changes | None = None
         self._untracked: list[str] | None = None
         self._shallow: bool | None = None
@@ -285,11 +286,13 @@ class History:
             self._commit_changes[current] = parse_name_status(chunk, reverse=True)
 
     def known(self, commit: str) -> bool:
-        self.prepare({commit})
+        if commit not in self._known:
+            self.prepare({commit})
         return self._known.get(commit, False)
 
     def is_ancestor(self, commit: str) -> bool:
-        self.prepare({commit})
+        if commit not in self._known:
+            self.prepare({commit})
         return self._ancestor.get(commit, False)
 
     def uncommitted(self) -> Changes:
@@ -323,10 +326,13 @@ class History:
         return self._untracked
 
     def changes_since(self, commit: str) -> Changes:
-        """Files that differ between `commit` and the version."""
-        self.prepare({commit})
-        committed = self._commit_changes.get(commit, Changes())
-        return committed.merge(self.uncommitted())
+        """Files that differ between `commit` and the version (cached per commit)."""
+        merged = self._merged.get(commit)
+        if merged is None:
+            self.prepare({commit})
+            committed = self._commit_changes.get(commit, Changes())
+            merged = self._merged[commit] = committed.merge(self.uncommitted())
+        return merged
 
     def log(
         self, commit: str, paths: list[str], span: tuple[int, int] | None = None
