@@ -35,9 +35,9 @@ INSTALL_HINT = "pip install 'tether[embeddings]'"
 
 # Below this many vectors an exact scan over every float row is as fast as the binary index and
 # loses nothing to quantisation; see bench/recall for the measurement behind the number.
-SCAN_BELOW = 20_000
+SCAN_BELOW = 5_000
 # How many Hamming-nearest candidates the binary index hands to the exact re-scoring.
-CANDIDATES_PER_RESULT = 10
+CANDIDATES_PER_RESULT = 2
 
 
 class EmbeddingUnavailable(RuntimeError):
@@ -194,7 +194,9 @@ class VectorCache:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         row = db.execute("SELECT value FROM meta WHERE key='model'").fetchone()
-        if row is not None and row[0] != f"{MODEL_ID}/{DIMENSIONS}":
+        if row is not None and row[0] == f"{MODEL_ID}/{DIMENSIONS}":
+            return  # already set up: opening stays read-only (no write transaction)
+        if row is not None:
             db.execute("DROP TABLE IF EXISTS vectors")
             db.execute("DROP TABLE IF EXISTS vector_bits")
         with db:
@@ -275,32 +277,29 @@ class VectorCache:
         """The k cached records most similar to `query` (a unit vector), best first.
 
         A small cache is scanned exactly; a large one asks the binary index for candidates and
-        re-scores them exactly, so the answer's order is always by true cosine similarity.
+        re-scores them exactly, so the answer's order is always by true cosine similarity. Both
+        run inside SQLite (sqlite-vec's C distance functions), not in numpy.
         """
-        import numpy as np
-
         total = self.count()
         if total == 0 or k <= 0:
             return []
+        blob = query.astype("float32").tobytes()
         if total < SCAN_BELOW:
-            rows: list[Any] = self.db.execute("SELECT record_id, embedding FROM vectors").fetchall()
-        else:
-            want = min(total, max(k * CANDIDATES_PER_RESULT, 50))
             rows = self.db.execute(
-                "SELECT v.record_id, v.embedding FROM vector_bits b JOIN vectors v ON v.rowid=b.rowid "
-                "WHERE b.embedding MATCH vec_quantize_binary(?) AND k = ?",
-                (query.astype("float32").tobytes(), want),
+                "SELECT record_id, vec_distance_cosine(embedding, ?) AS d FROM vectors "
+                "ORDER BY d LIMIT ?",
+                (blob, k),
             ).fetchall()
-        rows = list(rows)
-        if not rows:
-            return []
-        ids = [r[0] for r in rows]
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(
-            len(rows), DIMENSIONS
-        )
-        scores = matrix @ query.astype(np.float32)
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [Neighbour(ids[i], float(scores[i])) for i in top]
+        else:
+            want = min(total, max(k * CANDIDATES_PER_RESULT, 100))
+            rows = self.db.execute(
+                "WITH c AS (SELECT rowid FROM vector_bits "
+                "WHERE embedding MATCH vec_quantize_binary(?) AND k = ?) "
+                "SELECT v.record_id, vec_distance_cosine(v.embedding, ?) AS d "
+                "FROM vectors v JOIN c ON v.rowid = c.rowid ORDER BY d LIMIT ?",
+                (blob, want, blob, k),
+            ).fetchall()
+        return [Neighbour(str(rid), 1.0 - float(d)) for rid, d in rows]
 
     def close(self) -> None:
         self.db.close()

@@ -36,6 +36,8 @@ MAX_QUERY_CHARS = 2000
 MAX_K = 100
 RRF_K = 60
 CANDIDATES = 50  # per ranking, before fusion
+LEXICAL_WEIGHT = 0.5  # BM25's share in the fusion beside vectors (chosen on the tuning questions)
+LEXICAL_GATE = 0.5  # IDF share of the question its best hits must contain to count at all
 RETRIEVABLE = ("active", "stale", "quarantined")
 NOTICE_FILE = "embeddings-notice"
 
@@ -214,9 +216,8 @@ def retrieval_text(record: Learning) -> str:
 
 def fts_query(query: str) -> str:
     """The query's content words, quoted and OR-ed (FTS5 syntax can never be injected)."""
-    words = [w.lower() for w in _TOKEN.findall(query)]
-    kept = [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
-    return " OR ".join(f'"{w}"' for w in (kept or list(dict.fromkeys(words)))[:32])
+    kept = query_terms(query) or list(dict.fromkeys(w.lower() for w in _TOKEN.findall(query)))[:32]
+    return " OR ".join(f'"{w}"' for w in kept)
 
 
 def check_query(query: str, k: int) -> str:
@@ -246,10 +247,71 @@ def lexical_ranking(memory: Memory, query: str, limit: int = CANDIDATES) -> list
     return [str(row[0]) for row in rows]
 
 
+def query_terms(query: str) -> list[str]:
+    words = [w.lower() for w in _TOKEN.findall(query)]
+    return [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1][:32]
+
+
+def lexical_confidence(memory: Memory, query: str, ids: list[str], top: int = 5) -> float:
+    """How much of the query (by IDF weight) the best of the top lexical hits contains, 0..1.
+
+    BM25 ranks a learning that shares one rare word with a question above everything else; for a
+    question asked in other words than the answer, that top hit is noise. Measured on the tuning
+    questions, fusing such noise costs more than it adds, so the lexical ranking only joins the
+    fusion when its best hits cover a good part of what was asked.
+    """
+    terms = query_terms(query)
+    if not terms or not ids:
+        return 0.0
+    db = memory.projection.db
+    rowids = [
+        r[0]
+        for r in db.execute(
+            f"SELECT rowid FROM records WHERE id IN ({','.join('?' * len(ids[:top]))})",
+            tuple(ids[:top]),
+        )
+    ]
+    total_row = db.execute("SELECT count(*) FROM records_fts").fetchone()
+    total = int(total_row[0]) if total_row else 0
+    weights: dict[str, float] = {}
+    holders: dict[str, set[int]] = {}
+    marks = ",".join("?" * len(rowids))
+    for term in terms:
+        phrase = f'"{term}"'
+        df_row = db.execute(
+            "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", (phrase,)
+        ).fetchone()
+        df = int(df_row[0]) if df_row else 0
+        weights[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+        holders[term] = {
+            r[0]
+            for r in db.execute(
+                f"SELECT rowid FROM records_fts WHERE records_fts MATCH ? AND rowid IN ({marks})",
+                (phrase, *rowids),
+            )
+        }
+    mass = sum(weights.values()) or 1.0
+    return max(
+        (sum(weights[t] for t in terms if rowid in holders[t]) / mass for rowid in rowids),
+        default=0.0,
+    )
+
+
 def open_vectors(memory: Memory) -> VectorCache:
     from anchors.embeddings import VECTORS_FILE, VectorCache
 
     return VectorCache(memory.tether_dir / VECTORS_FILE)
+
+
+_SHARED: dict[str, VectorCache] = {}
+
+
+def shared_vectors(memory: Memory) -> VectorCache:
+    """One open cache per repository for the life of the process (the MCP server asks often)."""
+    key = str(memory.tether_dir)
+    if key not in _SHARED:
+        _SHARED[key] = open_vectors(memory)
+    return _SHARED[key]
 
 
 def projection_version(memory: Memory) -> str:
@@ -315,12 +377,12 @@ def rerank_weight(record: Learning, now: datetime, near: str) -> float:
     return math.pow(sal, 0.15) * (1.0 + 0.5 * path_proximity(near, record))
 
 
-def fuse(rankings: list[list[str]]) -> dict[str, float]:
-    """Reciprocal rank fusion of several best-first id lists."""
+def fuse(rankings: list[tuple[float, list[str]]]) -> dict[str, float]:
+    """Weighted reciprocal rank fusion of several best-first id lists."""
     scores: dict[str, float] = {}
-    for ranking in rankings:
+    for weight, ranking in rankings:
         for rank, rid in enumerate(ranking, start=1):
-            scores[rid] = scores.get(rid, 0.0) + 1.0 / (RRF_K + rank)
+            scores[rid] = scores.get(rid, 0.0) + weight / (RRF_K + rank)
     return scores
 
 
@@ -337,25 +399,25 @@ def recall(
     """The k learnings that best answer `query` (see the module docstring)."""
     query = check_query(query, k)
     near = _relative(memory, near)
-    rankings: list[list[str]] = []
+    rankings: list[tuple[float, list[str]]] = []
     lexical: list[str] = []
     vector: list[str] = []
     notice = ""
     embedded = 0
     if use_lexical:
         lexical = lexical_ranking(memory, query)
-        rankings.append(lexical)
     if use_vectors:
         embedder, notice = _load_embedder_or_reason()
         if embedder is not None:
-            cache = open_vectors(memory)
-            try:
-                embedded = sync_vectors(memory, cache, embedder, progress=progress)
-                qvec = embedder.embed([query])[0]
-                vector = [n.record_id for n in cache.nearest(qvec, CANDIDATES)]
-            finally:
-                cache.close()
-            rankings.append(vector)
+            cache = shared_vectors(memory)
+            embedded = sync_vectors(memory, cache, embedder, progress=progress)
+            qvec = embedder.embed([query])[0]
+            vector = [n.record_id for n in cache.nearest(qvec, CANDIDATES)]
+            rankings.append((1.0, vector))
+    if lexical:
+        # Without vectors BM25 is all there is; beside them it joins only when it is sure.
+        sure = not vector or lexical_confidence(memory, query, lexical) >= LEXICAL_GATE
+        rankings.append((LEXICAL_WEIGHT if vector else 1.0, lexical) if sure else (0.0, []))
     mode = "hybrid" if use_lexical and vector else ("vector" if vector else "bm25")
     if not use_vectors:
         notice = ""

@@ -1,0 +1,279 @@
+"""Recall and context benchmark: quality (recall@5, MRR) and latency. `python -m bench.recall`.
+
+1. Quality: a fresh repository gets the 1,100-learning corpus (bench/recall/dataset.py) through the
+   normal write path; each of the 100 tuning questions and the 50 held-out questions is asked in
+   three modes (BM25 alone, vectors alone, hybrid). recall@5: the expected learning is in the top
+   5; MRR: mean of 1/rank within the top 10.
+2. Latency at 1,100 and at 100,000 learnings: in-process `recall()` with the model loaded (what
+   the MCP server and a warm process pay), p50 and p95 over all 150 questions. The 98,900 extra
+   learnings are more generated distractors, written as ops in batches of 5,000 through the same
+   validation and scanner; their vectors are real MiniLM vectors of other distractors with small
+   noise added (embedding 99k texts on this shared 2-core machine takes ~15 minutes; pass
+   --real-vectors to do it anyway). Latency depends on the number and size of rows, not on
+   which words they hold.
+3. The exact-scan/binary-index crossover of the vector cache, and the context pack build time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.recall.dataset import Learning, corpus, distractors, queries
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_repo(path: Path) -> Path:
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "bench@example.com")
+    git(path, "config", "user.name", "Bench")
+    (path / "README.md").write_text("# bench\n")
+    (path / ".tether").mkdir()
+    # The benchmark measures retrieval, not eviction: lift the per-category cap.
+    (path / ".tether" / "config.toml").write_text("[learnings]\ncap_per_category = 1000000\n")
+    git(path, "add", ".")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def load(memory: Any, items: list[Learning]) -> dict[str, str]:
+    """Write learnings through Memory.add (near-duplicate refusals counted). key -> record id."""
+    from anchors.lifecycle import NearDuplicate
+
+    ids: dict[str, str] = {}
+    refused = 0
+    for item in items:
+        try:
+            ids[item.key] = memory.add(item.text, category=item.category).id
+        except NearDuplicate:
+            refused += 1
+    print(f"  loaded {len(ids)} learnings ({refused} refused as near-duplicates)")
+    return ids
+
+
+def bulk_load(memory: Any, items: list[Learning], batch: int = 5000) -> None:
+    """Append add ops in large batches through the write path's validation and scanner."""
+    from anchors.memory import _record_payload
+
+    for start in range(0, len(items), batch):
+        chunk = items[start : start + batch]
+        records = [memory.new_learning(i.text, category=i.category) for i in chunk]
+        memory._commit(
+            lambda c, p, n, records=records: [
+                memory._op("add", r.id, {"record": _record_payload(r)}) for r in records
+            ]
+        )
+
+
+def evaluate(memory: Any, ids: dict[str, str], held_out: bool, mode: str) -> dict[str, float]:
+    from anchors.recall import recall
+
+    hits5 = 0
+    reciprocal = 0.0
+    asked = queries(held_out)
+    for q in asked:
+        result = recall(
+            memory, q.text, k=10, use_vectors=mode != "bm25", use_lexical=mode != "vector"
+        )
+        ranked = [h.record.id for h in result.hits]
+        want = ids.get(q.answer)
+        if want in ranked:
+            rank = ranked.index(want) + 1
+            hits5 += rank <= 5
+            reciprocal += 1.0 / rank
+    return {"recall@5": hits5 / len(asked), "mrr": reciprocal / len(asked), "n": len(asked)}
+
+
+def latencies(memory: Any, mode: str = "hybrid") -> dict[str, float]:
+    from anchors.recall import recall
+
+    asked = queries(False) + queries(True)
+    recall(memory, "warm up", k=5)  # model load and cache sync are not per-query costs
+    times = []
+    for q in asked:
+        start = time.perf_counter()
+        recall(memory, q.text, k=5, use_vectors=mode != "bm25")
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(len(times) * 0.95) - 1],
+        "n": len(times),
+    }
+
+
+def context_timing(memory: Any, runs: int = 20) -> dict[str, float]:
+    from anchors.context import build_pack
+
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        pack = build_pack(memory, 2000, ["src/payments/client.py"])
+        times.append((time.perf_counter() - start) * 1000)
+    return {"median_ms": statistics.median(times), "max_ms": max(times), "chars": len(pack)}
+
+
+def crossover(sizes: list[int]) -> list[dict[str, float]]:
+    """Time the exact scan and the binary index of VectorCache.nearest at several sizes."""
+    import numpy as np
+
+    from anchors import embeddings
+    from anchors.embeddings import DIMENSIONS, VectorCache
+
+    rng = np.random.default_rng(0)
+    out = []
+    saved = embeddings.SCAN_BELOW
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            cache = VectorCache(Path(tmp) / f"v{size}.sqlite")
+            vectors = rng.standard_normal((size, DIMENSIONS)).astype(np.float32)
+            vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            cache.put([(f"r{i}", "h") for i in range(size)], vectors)
+            query = vectors[size // 2]
+            row: dict[str, float] = {"size": size}
+            for name, threshold in (("scan_ms", size + 1), ("index_ms", 0)):
+                embeddings.SCAN_BELOW = threshold
+                cache.nearest(query, 50)
+                times = []
+                for _ in range(15):
+                    start = time.perf_counter()
+                    cache.nearest(query, 50)
+                    times.append((time.perf_counter() - start) * 1000)
+                row[name] = statistics.median(times)
+            cache.close()
+            out.append(row)
+    embeddings.SCAN_BELOW = saved
+    return out
+
+
+def fill_vectors_by_copy(memory: Any, donors: int = 1100) -> None:
+    """Give every learning without a vector a noisy copy of a real vector (see module docstring)."""
+    import numpy as np
+
+    from anchors.embeddings import text_hash
+    from anchors.recall import open_vectors, projection_version, retrieval_text
+
+    cache = open_vectors(memory)
+    have = cache.hashes()
+    real = np.frombuffer(
+        b"".join(
+            r[0] for r in cache.db.execute("SELECT embedding FROM vectors LIMIT ?", (donors,))
+        ),
+        dtype=np.float32,
+    ).reshape(-1, 384)
+    rng = np.random.default_rng(1)
+    missing = [
+        r
+        for r in memory.projection.query(
+            "store='learning' AND status IN ('active','stale','quarantined')"
+        )
+        if r.id not in have
+    ]
+    for start in range(0, len(missing), 5000):
+        chunk = missing[start : start + 5000]
+        base = real[rng.integers(0, len(real), len(chunk))]
+        noisy = base + rng.normal(0, 0.02, base.shape).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+        cache.put([(r.id, text_hash(retrieval_text(r))) for r in chunk], noisy)
+    with cache.db:
+        cache.db.execute(
+            "INSERT OR REPLACE INTO meta VALUES('synced', ?)", (projection_version(memory),)
+        )
+    cache.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.recall")
+    parser.add_argument("--size", type=int, default=1100, help="corpus size for quality")
+    parser.add_argument(
+        "--scale", type=int, default=100_000, help="corpus size for latency (0: skip)"
+    )
+    parser.add_argument(
+        "--real-vectors", action="store_true", help="embed every scale learning for real"
+    )
+    parser.add_argument("--out", default="bench/results/recall.json")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    from anchors.embeddings import load_embedder
+    from anchors.memory import Memory
+    from anchors.recall import open_vectors, sync_vectors
+
+    results: dict[str, Any] = {"size": args.size}
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = make_repo(Path(tmp) / "repo")
+        memory = Memory.open(repo)
+        print(f"quality corpus: {args.size} learnings")
+        start = time.perf_counter()
+        ids = load(memory, corpus(args.size))
+        results["load_s"] = time.perf_counter() - start
+        embedder = load_embedder()
+        cache = open_vectors(memory)
+        start = time.perf_counter()
+        sync_vectors(memory, cache, embedder)
+        cache.close()
+        results["embed_s"] = time.perf_counter() - start
+        print(f"  embedded in {results['embed_s']:.1f} s")
+        for held_out in (False, True):
+            name = "held_out" if held_out else "tuning"
+            results[name] = {
+                m: evaluate(memory, ids, held_out, m) for m in ("bm25", "vector", "hybrid")
+            }
+            for mode, r in results[name].items():
+                print(f"  {name:8s} {mode:6s} recall@5 {r['recall@5']:.2f}  MRR {r['mrr']:.3f}")
+        results["latency_small"] = {m: latencies(memory, m) for m in ("bm25", "hybrid")}
+        results["context_small"] = context_timing(memory)
+        print(f"  latency at {args.size}: {results['latency_small']}")
+        print(f"  context pack at {args.size}: {results['context_small']}")
+
+        if args.scale > args.size:
+            extra = [
+                Learning(f"x{i:06d}", d.category, d.text)
+                for i, d in enumerate(distractors(args.scale, seed=99, distinct=False))
+            ][: args.scale - args.size]
+            print(f"scale corpus: +{len(extra)} learnings")
+            start = time.perf_counter()
+            bulk_load(memory, extra)
+            results["scale_load_s"] = time.perf_counter() - start
+            start = time.perf_counter()
+            if args.real_vectors:
+                cache = open_vectors(memory)
+                sync_vectors(memory, cache, embedder)
+                cache.close()
+            else:
+                fill_vectors_by_copy(memory)
+            results["scale_vectors_s"] = time.perf_counter() - start
+            total = memory.projection.db.execute("SELECT count(*) FROM records").fetchone()[0]
+            results["scale"] = {"learnings": total}
+            results["latency_scale"] = {m: latencies(memory, m) for m in ("bm25", "hybrid")}
+            results["scale_quality"] = {
+                "tuning_hybrid": evaluate(memory, ids, False, "hybrid"),
+                "held_out_hybrid": evaluate(memory, ids, True, "hybrid"),
+            }
+            print(f"  latency at {total}: {results['latency_scale']}")
+            print(f"  quality at {total}: {results['scale_quality']}")
+    results["crossover"] = crossover([1000, 5000, 10000, 20000, 50000, 100000])
+    for row in results["crossover"]:
+        print(
+            f"  nearest() at {row['size']:>6}: scan {row['scan_ms']:.2f} ms, index {row['index_ms']:.2f} ms"
+        )
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=2))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
