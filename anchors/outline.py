@@ -34,6 +34,8 @@ class Outliner:
     """Walks container nodes and dispatches definition nodes to per-type handlers."""
 
     containers: frozenset[str] = frozenset()
+    # Words without which a function body holds no nested definition.
+    nested_keywords: tuple[bytes, ...] = (b"def", b"class", b"fn", b"function", b"=>")
 
     def __init__(self, source: bytes) -> None:
         self.source = source
@@ -95,7 +97,16 @@ class Outliner:
         self.found.append(Definition(qualified, kind, span, body))
         if descend is not None:
             inner = child_scope if child_scope is not None else (*scope, name)
-            self.visit(descend, inner, kind in TYPE_KINDS, kind in ("function", "method"))
+            in_function = kind in ("function", "method")
+            if in_function and not self.may_define(descend):
+                return
+            self.visit(descend, inner, kind in TYPE_KINDS, in_function)
+
+    def may_define(self, body: Node) -> bool:
+        """Whether a function body's text has a keyword that starts a nested definition: a byte
+        search is much cheaper than visiting every statement of every function."""
+        start, end = body.start_byte, body.end_byte
+        return any(self.source.find(k, start, end) >= 0 for k in self.nested_keywords)
 
     def simple(self, kind: str, member_kind: str = "", descend: bool = True) -> Handler:
         """A handler for a node with `name` and `body` fields."""
@@ -130,6 +141,7 @@ class Outliner:
 
 
 class PythonOutliner(Outliner):
+    nested_keywords = (b"def", b"class")
     containers = frozenset(
         {
             "module", "block", "if_statement", "elif_clause", "else_clause", "try_statement",
@@ -151,6 +163,7 @@ _JS_FUNCTION_VALUES = frozenset(
 
 
 class JavaScriptOutliner(Outliner):
+    nested_keywords = (b"function", b"class", b"=>", b"namespace", b"interface", b"enum", b"type")
     containers = frozenset(
         {
             "program", "statement_block", "class_body", "if_statement", "else_clause",
@@ -275,6 +288,7 @@ class GoOutliner(Outliner):
 
 
 class RustOutliner(Outliner):
+    nested_keywords = (b"fn", b"struct", b"enum", b"trait", b"impl", b"mod", b"union", b"type")
     containers = frozenset({"source_file", "declaration_list", "block"})
 
     def setup(self) -> None:

@@ -1,0 +1,94 @@
+"""Symbol indexing against raw tree-sitter parsing, on a real repository.
+
+    .venv/bin/python -m bench.index [PATH] [--runs 5]
+
+PATH (or $TETHER_BENCH_SUBJECT, default /work/subjects/mypy) is a checkout of any repository;
+it is used as a subject only. Every tracked file with a grammar, under the size cap, is read
+into memory once; then, alternating, each run times:
+- `parse`: `parser.parse(source)` for every file (the floor: tree-sitter's own work);
+- `index`: what `extract_symbols` does, the same parse plus the symbol walk (names, kinds,
+  spans, signatures);
+- `index + fingerprints`: the index plus every symbol's signature and body fingerprint (these
+  are computed on demand, once per file, when resolution compares a symbol: not on indexing).
+Medians of --runs; the ratio index / parse is the figure the target (<= 1.3x) is about.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+from anchors.languages import language_for_path, parser_for
+from anchors.symbols import load_source, symbols_from_tree
+
+
+def collect(root: Path) -> list[tuple[str, str, bytes]]:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
+    files = []
+    for rel in out.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        language = language_for_path(rel) if rel else None
+        if language is None or not (root / rel).is_file():
+            continue
+        source, _ = load_source(root / rel)
+        if source is not None:
+            files.append((rel, language, source))
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.index")
+    parser.add_argument(
+        "path", nargs="?", default=os.environ.get("TETHER_BENCH_SUBJECT", "/work/subjects/mypy")
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    root = Path(args.path)
+    files = collect(root)
+    lines = sum(s.count(b"\n") for _, _, s in files)
+    languages = Counter(lang for _, lang, _ in files)
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
+    print(
+        f"subject: {root} @ {head}: {len(files)} files, {lines:,} lines, {sum(len(s) for *_, s in files) / 1e6:.1f} MB ({dict(languages)})"
+    )
+    parsers = {lang: parser_for(lang) for lang in languages}
+    parse_t, index_t, full_t = [], [], []
+    symbols = 0
+    for _ in range(args.runs):
+        gc.collect()
+        start = time.perf_counter()
+        for _, lang, source in files:
+            parsers[lang].parse(source)
+        parse_t.append(time.perf_counter() - start)
+        gc.collect()
+        start = time.perf_counter()
+        for _, lang, source in files:
+            symbols_from_tree(parsers[lang].parse(source), source, lang)
+        index_t.append(time.perf_counter() - start)
+        gc.collect()
+        start = time.perf_counter()
+        symbols = 0
+        for _, lang, source in files:
+            for s in symbols_from_tree(parsers[lang].parse(source), source, lang):
+                s.signature_fp, s.body_fp  # noqa: B018 - computing them is the point
+                symbols += 1
+        full_t.append(time.perf_counter() - start)
+    p, i, f = statistics.median(parse_t), statistics.median(index_t), statistics.median(full_t)
+    print(f"{symbols:,} symbols; medians of {args.runs} runs")
+    print("| step | time | ratio to parse |")
+    print("|---|---:|---:|")
+    print(f"| parse (floor) | {p * 1000:.0f} ms | 1.00x |")
+    print(f"| index (parse + symbols) | {i * 1000:.0f} ms | {i / p:.2f}x |")
+    print(f"| index + all fingerprints | {f * 1000:.0f} ms | {f / p:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
