@@ -13,7 +13,6 @@ formats and invisible characters are matched on the original. Rule families live
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 
 from anchors.rules import exfiltration, injection, secrets, ssh, unicode
@@ -45,14 +44,13 @@ def scan_text(text: str) -> list[Finding]:
         hits.update(family.scan(view))
     if not hits:
         return []
-    newlines = [i for i, char in enumerate(text) if char == "\n"] if "\n" in text else []
     findings = [
         Finding(
             rule=hit.rule,
             category=hit.category,
             start=hit.start,
             end=max(hit.end, hit.start + 1),
-            line=bisect.bisect_left(newlines, hit.start) + 1,
+            line=text.count("\n", 0, hit.start) + 1,
             message=hit.message,
         )
         for hit in hits

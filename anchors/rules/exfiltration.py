@@ -18,12 +18,14 @@ from anchors.rules.hit import Hit
 
 CATEGORY = "exfiltration"
 
+# Network commands and calls. The pattern starts with the word itself (the engine then scans by
+# first character); that the word starts a token is checked after a match (`_command_starts`).
 _NETWORK = re.compile(
-    r"(?:^|[\s;|&(`'\"$])(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|tftp|"
+    r"(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|tftp|"
     r"invoke-webrequest|invoke-restmethod|iwr|irm|sendmail|mail|openssl\s+s_client|"
     r"http(?:ie)?\s+(?:post|put|get)|aws\s+s3\s+cp|gsutil\s+cp)(?=\s)"
-    r"|requests\.(?:post|put|get|request)\s*\(|urllib\.request\.urlopen\s*\(|urlopen\s*\(|"
-    r"\bfetch\s*\(|axios\.(?:post|put|get)\s*\(|http\.request\s*\(|\.sendall?\s*\(|/dev/tcp/"
+    r"|requests\.(?:post|put|get|request)\s*\(|urlopen\s*\(|"
+    r"fetch\s*\(|axios\.(?:post|put|get)\s*\(|http\.request\s*\(|\.sendall?\s*\(|/dev/tcp/"
 )
 _SECRET_VAR = re.compile(
     r"\$\{?[a-z0-9_]*(?:key|token|secret|pass|passwd|password|pwd|cred|credentials|auth|session|"
@@ -55,7 +57,7 @@ _CREDENTIAL_FILE = (
     r"|id_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])|credentials\.json|service[-_]account[\w-]*\.json)"
 )
 _READ_FILE = re.compile(
-    r"(?:^|[\s;|&(`$'\"])(?:cat|less|more|head|tail|type|get-content|gc|base64|xxd|od|strings|bat|"
+    r"(?:cat|less|more|head|tail|type|get-content|gc|base64|xxd|od|strings|bat|"
     r"nl|tac|sed\s+-n\s+\S+|awk\s+\S+|grep\s+(?:-\w+\s+)*\S+|cp|scp|tar\s+\S+)\s+(?:-\S+\s+)*"
     r"[\"']?" + _CREDENTIAL_FILE + r"|open\(\s*[\"'][^\"']*" + _CREDENTIAL_FILE + r"[\"']"
 )
@@ -64,15 +66,40 @@ _UPLOAD_FILE = re.compile(
 )
 
 
-def _statements(text: str) -> list[tuple[int, str]]:
-    """Logical lines (backslash continuations joined), each with its offset in the folded text."""
-    out: list[tuple[int, str]] = []
-    start = 0
-    for match in re.finditer(r"(?<!\\)\n", text):
-        out.append((start, text[start : match.start()]))
-        start = match.end()
-    out.append((start, text[start:]))
-    return out
+_CREDENTIAL_FILE_HINT = re.compile(
+    r"\.env|netrc|credential|pgpass|pypirc|npmrc|dockercfg|\.docker|\.aws|\.azure|gcloud|\.kube|"
+    r"\.ssh|id_[rde]|gnupg|shadow|_history|hosts\.yml|service.account"
+)
+
+
+def _command_starts(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """Matches of `pattern` that start a token (not inside a word, a path or a name)."""
+    found = []
+    for match in pattern.finditer(text):
+        before = text[match.start() - 1] if match.start() else " "
+        if not (before.isalnum() or before in "_.-/"):
+            found.append(match)
+    return found
+
+
+def _statement(text: str, index: int) -> tuple[int, str]:
+    """The logical line around `index` (backslash continuations joined) and its offset."""
+    start = index
+    while True:
+        start = text.rfind("\n", 0, start) + 1
+        if start < 2 or text[start - 2] != "\\":
+            break
+        start -= 1
+    end = index
+    while True:
+        end = text.find("\n", end)
+        if end < 0:
+            end = len(text)
+            break
+        if end == 0 or text[end - 1] != "\\":
+            break
+        end += 1
+    return start, text[start:end]
 
 
 def scan(view: FoldedText) -> list[Hit]:
@@ -84,19 +111,20 @@ def scan(view: FoldedText) -> list[Hit]:
         o_start, o_end = view.to_original(start, end)
         hits.append(Hit(rule, CATEGORY, o_start, o_end, message))
 
-    for match in _READ_FILE.finditer(text):
+    reads = _command_starts(text, _READ_FILE) if _CREDENTIAL_FILE_HINT.search(text) else []
+    for match in reads:
         add(
             "exfiltration.read-credential-file",
             match.start(),
             match.end(),
             "prints or copies a credential file",
         )
-    if not _NETWORK.search(text):
-        return hits
-    for offset, line in _statements(text):
-        network = _NETWORK.search(line)
-        if network is None:
+    seen: set[int] = set()
+    for network in _command_starts(text, _NETWORK):
+        offset, line = _statement(text, network.start())
+        if offset in seen:
             continue
+        seen.add(offset)
         for var in _SECRET_VAR.finditer(line):
             if _AUTH_CONTEXT.search(line[max(0, var.start() - 60) : var.start()]):
                 continue  # a key used with the API it belongs to, in a header or -u

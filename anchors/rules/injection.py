@@ -5,6 +5,9 @@ A learning is read by coding agents as trusted project knowledge, so a note may 
 agent already has, claim a new identity or authority for itself, fake a system/assistant/tool turn,
 hide instructions where a person reviewing the note will not see them, or dictate what the agent's
 reply must contain (the canary-token pattern: "start your response with X").
+
+Patterns start with a literal word where they can (the regex engine then skips ahead by first
+character) and carry needle groups, so a text without the words a rule needs costs one `in` check.
 """
 
 from __future__ import annotations
@@ -32,23 +35,9 @@ _SMALL_WORDS = (
     "our",
 )
 _EARLIER_WORDS = (
-    "previous",
-    "prior",
-    "above",
-    "earlier",
-    "preceding",
-    "foregoing",
-    "former",
-    "original",
-    "initial",
-    "system",
-    "safety",
-    "developer",
-    "your",
-    "existing",
-    "old",
-    "current",
-)
+    "previous", "prior", "above", "earlier", "preceding", "foregoing", "former", "original",
+    "initial", "system", "safety", "developer", "your", "existing", "old", "current",
+)  # fmt: skip
 _SMALL = words(*_SMALL_WORDS)
 _EARLIER = words(*_EARLIER_WORDS)
 _ORDERS = (
@@ -56,7 +45,15 @@ _ORDERS = (
     r"context|commands?|orders|programming|policies|restrictions|training|messages|system\W{0,3}prompt)"
 )
 _REPLY = r"(?:responses?|repl(?:y|ies)|answers?|outputs?|messages?|completions?)"
-_ADDRESSEE = r"(?:the\W{1,3})?(?:agent|assistant|model|ai|llm|bot)(?:'s|s)?"
+_BOT = r"(?:agent|assistant|model|ai|llm|bot)(?:'s|s)?"
+_ADDRESSEE = r"(?:the\W{1,3}" + _BOT + "|" + _BOT + ")"
+
+_ORDER_STEMS = (
+    "instruct", "prompt", "direct", "rule", "guideline", "guardrail", "constraint", "context",
+    "command", "order", "programming", "polic", "restrict", "training", "message",
+)  # fmt: skip
+_REPLY_STEMS = ("respons", "repl", "answer", "output", "message", "completion")
+_LINE_START = r"(?:^|\n)[ \t>#*]*"
 
 _RULES = [
     rule(
@@ -83,6 +80,20 @@ _RULES = [
         )
         + r"\b",
         "tells the reader to ignore the instructions it already has",
+        needles=(
+            (
+                "ignore",
+                "disregard",
+                "forget",
+                "neglect",
+                "bypass",
+                "discard",
+                "abandon",
+                "follow",
+                "obey",
+            ),
+            _ORDER_STEMS,
+        ),
     ),
     rule(
         "injection.ignore-instructions",
@@ -93,6 +104,7 @@ _RULES = [
         + GAP
         + words("you were told", "you know", "above", "before", "i said", "we discussed", "so far"),
         "tells the reader to forget what it was told",
+        needles=(("forget",),),
     ),
     rule(
         "injection.override-authority",
@@ -120,6 +132,10 @@ _RULES = [
             ),
         ),
         "claims to override the system prompt or earlier instructions",
+        needles=(
+            ("supersede", "override", "replace", "precedence", "trump", "cancel", "invalidate"),
+            ("system", "developer", "safety", "instruction", "prompt", "directive"),
+        ),
     ),
     rule(
         "injection.override-authority",
@@ -144,6 +160,10 @@ _RULES = [
             ),
         ),
         "asks the reader to switch off its safety rules",
+        needles=(
+            ("ignore", "bypass", "disable", "turn", "remove", "circumvent", "evade"),
+            ("safety", "content", "ethic", "moral", "alignment"),
+        ),
     ),
     rule(
         "injection.new-instructions",
@@ -179,6 +199,22 @@ _RULES = [
         + GAP
         + words("is", "are", "will be", "now", ":"),
         "gives the reader a new task or identity",
+        needles=(
+            ("your",),
+            (
+                "task",
+                "instruction",
+                "goal",
+                "objective",
+                "purpose",
+                "job",
+                "mission",
+                "role",
+                "directive",
+                "order",
+                "priority",
+            ),
+        ),
     ),
     rule(
         "injection.new-instructions",
@@ -190,17 +226,22 @@ _RULES = [
             words("rules?", "instructions?", "directives?", "polic(?:y|ies)", "orders?"),
         ),
         "announces new mandatory rules for the reader",
+        needles=(("new",), ("mandatory", "system", "secret", "hidden", "priority", "overriding")),
     ),
     rule(
         "injection.role-hijack",
         CATEGORY,
-        r"\b(?:"
+        r"\b"
         + seq(
-            "from now on",
-            r"you",
-            words("are", "will be", "will act", "must act", "shall be", "act"),
-        )
-        + "|"
+            "from now on", "you", words("are", "will be", "will act", "must act", "shall be", "act")
+        ),
+        "tries to give the reader another identity",
+        needles=(("now",),),
+    ),
+    rule(
+        "injection.role-hijack",
+        CATEGORY,
+        r"\b"
         + seq(
             "you",
             "are",
@@ -221,15 +262,26 @@ _RULES = [
                 "evil",
                 "developer",
             ),
-        )
-        + "|"
-        + seq("pretend", r"(?:that\W{1,3})?", words("you are", "you're", "to be an? ai"))
-        + "|"
+        ),
+        "tries to give the reader another identity",
+        needles=(("now", "longer"),),
+    ),
+    rule(
+        "injection.role-hijack",
+        CATEGORY,
+        r"\b" + seq("pretend", r"(?:that\W{1,3})?" + words("you are", "you're", "to be an? ai")),
+        "tries to give the reader another identity",
+        needles=(("pretend",),),
+    ),
+    rule(
+        "injection.role-hijack",
+        CATEGORY,
+        r"\b"
         + seq(
             words("act", "behave", "respond", "roleplay", "role-play", "pose"),
             "as",
-            r"(?:if\W{1,3}you\W{1,3}(?:are|were)\W{1,3})?(?:an?\W{1,3})?",
-            words(
+            r"(?:if\W{1,3}you\W{1,3}(?:are|were)\W{1,3})?(?:an?\W{1,3})?"
+            + words(
                 "unrestricted",
                 "unfiltered",
                 "uncensored",
@@ -240,8 +292,16 @@ _RULES = [
                 "assistant without",
                 "model without",
             ),
-        )
-        + "|"
+        ),
+        "tries to give the reader an unrestricted identity",
+        needles=(
+            ("unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "dan", "without"),
+        ),
+    ),
+    rule(
+        "injection.role-hijack",
+        CATEGORY,
+        r"\b(?:"
         + seq(
             words("developer", "dan", "god", "jailbreak", "unrestricted", "sudo"),
             "mode",
@@ -253,13 +313,16 @@ _RULES = [
             words("developer", "dan", "god", "jailbreak", "unrestricted"),
             "mode",
         )
-        + r"|\bdo"
-        + GAP
-        + "anything"
-        + GAP
-        + r"now\b"
         + ")",
-        "tries to give the reader another identity or unlock a restricted mode",
+        "tries to unlock a restricted mode",
+        needles=(("mode",),),
+    ),
+    rule(
+        "injection.role-hijack",
+        CATEGORY,
+        r"\bdo" + GAP + "anything" + GAP + r"now\b",
+        "the 'do anything now' jailbreak",
+        needles=(("anything",),),
     ),
     rule(
         "injection.fake-turn",
@@ -267,14 +330,24 @@ _RULES = [
         r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|begin_of_text|start_header_id|"
         r"end_header_id|eot_id|tool|end)\s*\|>|\[/?inst\]|<</?sys>>",
         "contains chat-template tokens that fake a conversation turn",
+        needles=(("<|", "inst]", "<<sys", "<</sys"),),
     ),
     rule(
         "injection.fake-turn",
         CATEGORY,
-        r"(?:^|\n)[ \t>#*]*(?:human|assistant|ai assistant)[ \t]*:[ \t]*\S"
-        r"|(?:^|\n)[ \t>#*]*system[ \t]*(?:prompt|message|instructions?)?[ \t]*:[ \t]*"
+        r"(?:human|assistant|ai assistant)[ \t]*:[ \t]*\S",
+        "fakes a human or assistant turn",
+        needles=(("human", "assistant"),),
+        before=_LINE_START,
+    ),
+    rule(
+        "injection.fake-turn",
+        CATEGORY,
+        r"system[ \t]*(?:prompt|message|instructions?)?[ \t]*:[ \t]*"
         r"(?:you|ignore|new|from|always|never|the user|do not|don't|as an?|your)\b",
-        "fakes a system, human or assistant turn",
+        "fakes a system turn",
+        needles=(("system",),),
+        before=_LINE_START,
     ),
     rule(
         "injection.fake-turn",
@@ -283,6 +356,21 @@ _RULES = [
         r"tool[_-]?(?:response|result|output|call|use)[\w-]*|function[_-]?(?:results?|calls?)|"
         r"[\w-]*(?:injection|instruction|directive)[\w-]*)\s*(?:\s[^<>]{0,100})?>",
         "contains a tag that fakes a system, assistant or tool message",
+        needles=(
+            ("<",),
+            (
+                "system",
+                "assistant",
+                "human",
+                "developer",
+                "sys",
+                "instruction",
+                "tool",
+                "function",
+                "injection",
+                "directive",
+            ),
+        ),
     ),
     rule(
         "injection.hidden-comment",
@@ -293,6 +381,7 @@ _RULES = [
         r"\bgpt\b|you must|your (?:response|reply|output|answer|first)|\bprepend\b|\brespond\b|"
         r"\breply\b|\binjection\b|\b(?:output|print|echo|say|emit|write)\b[^.>]{0,40}\bfirst\b)",
         "hides instructions for the reader in a comment a person will not see rendered",
+        needles=(("<!--", "[//]", "[comment]"),),
     ),
     rule(
         "injection.hidden-html",
@@ -300,6 +389,7 @@ _RULES = [
         r"<[a-z][^<>]{0,200}?(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|"
         r"opacity\s*:\s*0(?![.\d]*[1-9])|\shidden(?=[\s>=/]))[^<>]*>",
         "hides text from the rendered view",
+        needles=(("<",), ("display", "visibility", "font-size", "opacity", "hidden")),
     ),
     rule(
         "injection.response-directive",
@@ -337,13 +427,26 @@ _RULES = [
             words("with", "by"),
         ),
         "dictates how the reader's reply must begin",
+        needles=(("start", "begin", "prefix", "preface", "prepend", "open", "lead"), _REPLY_STEMS),
     ),
     rule(
         "injection.response-directive",
         CATEGORY,
         r"\b"
         + seq(
-            words("your", _ADDRESSEE),
+            words(
+                "your",
+                "the agent",
+                "the assistant",
+                "the model",
+                "the ai",
+                "the llm",
+                "agent",
+                "assistant",
+                "model",
+                "llm",
+            )
+            + r"(?:'s|s)?",
             fillers(words("very", "first", "next", "initial", "opening", "every", "each"), 2)
             + _REPLY,
             words(
@@ -359,8 +462,17 @@ _RULES = [
             ),
             r"(?:always\W{1,6})?"
             + words("be", "begin", "start", "contain", "include", "say", "read", "end", "open"),
-        )
-        + "|\\b"
+        ),
+        "dictates what the reader's reply must contain",
+        needles=(
+            ("must", "should", "shall", "will", "has to", "have to", "need", "is to", "are to"),
+            _REPLY_STEMS,
+        ),
+    ),
+    rule(
+        "injection.response-directive",
+        CATEGORY,
+        r"\b"
         + seq(
             words("all", "every", "each", "any"),
             fillers(r"[a-z']+", 1) + _REPLY,
@@ -373,6 +485,11 @@ _RULES = [
             ),
         ),
         "dictates what the reader's reply must contain",
+        needles=(
+            ("must", "should", "shall", "need", "have to", "are to"),
+            _REPLY_STEMS,
+            ("token", "word", "string", "phrase", "identifier", "marker", "prefix"),
+        ),
     ),
     rule(
         "injection.response-directive",
@@ -413,6 +530,24 @@ _RULES = [
             ),
         ),
         "tells the reader to emit something before or instead of answering",
+        needles=(
+            (
+                "output",
+                "print",
+                "echo",
+                "say",
+                "write",
+                "emit",
+                "type",
+                "repeat",
+                "return",
+                "reply",
+                "respond",
+                "answer",
+                "send",
+            ),
+            ("before", "prior", "as your", "as the", "acknowledg", "confirm", "validate"),
+        ),
     ),
     rule(
         "injection.response-directive",
@@ -424,15 +559,30 @@ _RULES = [
         + words("your", "the", "every", "each", "all", "any", _ADDRESSEE)
         + GAP
         + fillers(r"[a-z']+", 1)
-        + _REPLY
-        + r"|\b(?:prefix|token|marker)"
+        + _REPLY,
+        "tells the reader what to put in its reply",
+        needles=(("prepend",),),
+    ),
+    rule(
+        "injection.response-directive",
+        CATEGORY,
+        r"\b(?:prefix|token|marker)"
         + GAP
         + words("in", "to", "at the start of")
         + GAP
         + _ADDRESSEE
         + GAP
-        + _REPLY
-        + r"|\b(?:regardless|irrespective)"
+        + _REPLY,
+        "tells the reader what to put in its reply",
+        needles=(
+            ("prefix", "token", "marker"),
+            ("agent", "assistant", "model", "ai", "llm", "bot"),
+        ),
+    ),
+    rule(
+        "injection.response-directive",
+        CATEGORY,
+        r"\b(?:regardless|irrespective)"
         + GAP
         + "of"
         + GAP
@@ -452,31 +602,50 @@ _RULES = [
             "question",
         )
         + r"[^.\n]{0,60}?\b(?:you|your)\b",
-        "tells the reader what to put in its reply",
+        "tells the reader to act regardless of what the user asks",
+        needles=(("regardless", "irrespective"),),
     ),
     rule(
         "injection.hidden-directive",
         CATEGORY,
-        r"(?:[\[(<{]|^|\n)[ \t#*_\"]*"
-        + words(
+        words(
             "hidden", "secret", "shadow", "embedded", "covert", "mandatory", "concealed", "injected"
         )
         + GAP
-        + words("directives?", "instructions?", "commands?", "prompts?")
-        + r"|\b(?:carries|contains|includes)"
+        + words("directives?", "instructions?", "commands?", "prompts?"),
+        "marks itself as a hidden directive for the reader",
+        needles=(
+            (
+                "hidden",
+                "secret",
+                "shadow",
+                "embedded",
+                "covert",
+                "mandatory",
+                "concealed",
+                "injected",
+            ),
+            ("directive", "instruction", "command", "prompt"),
+        ),
+        before=r"(?:^|\n|[\[(<{])[ \t#*_\"]*",
+    ),
+    rule(
+        "injection.hidden-directive",
+        CATEGORY,
+        r"\b(?:carries|contains|includes)"
         + GAP
         + r"an?"
         + GAP
         + words("hidden", "secret", "embedded", "covert")
         + GAP
         + words("instructions?", "directives?"),
-        "marks itself as a hidden directive for the reader",
+        "says it carries a hidden directive for the reader",
+        needles=(("hidden", "secret", "embedded", "covert"), ("instruction", "directive")),
     ),
     rule(
         "injection.system-marker",
         CATEGORY,
-        r"(?:^|[\n.!:\]]\s*|\[\s*)[ \t#*]*"
-        + words(
+        words(
             "system",
             "admin",
             "administrator",
@@ -503,12 +672,37 @@ _RULES = [
         )
         + r"\b\s*[:\]]",
         "poses as a message from the system or an administrator",
+        needles=(
+            (
+                "system",
+                "admin",
+                "developer",
+                "metadata",
+                "agent",
+                "ai",
+                "assistant",
+                "root",
+                "sudo",
+            ),
+            (
+                "override",
+                "notice",
+                "directive",
+                "instruction",
+                "command",
+                "configuration",
+                "config",
+                "policy",
+                "alert",
+            ),
+        ),
+        before=r"(?:^|[\n.!:\]]|\[)\s*[ \t#*]*",
     ),
 ]
 
 # "[SYSTEM]", "[OVERRIDE]", "[DATA EXFIL REQUEST]": a bracketed directive tag. Lower-case
 # "[system]" is a TOML/INI section, so the tag must be upper-case in the original or name more
-# than one directive word.
+# than one word.
 _BRACKET_TAG = re.compile(
     r"\[\s*((?:[a-z]+\s+){0,2}(?:system|override|directive|instructions?|exfil[a-z]*|jailbreak)"
     r"(?:\s+[a-z]+){0,2})\s*\]"
@@ -516,7 +710,9 @@ _BRACKET_TAG = re.compile(
 
 
 def _bracket_tags(view: FoldedText) -> list[Hit]:
-    hits = []
+    hits: list[Hit] = []
+    if "[" not in view.text:
+        return hits
     for match in _BRACKET_TAG.finditer(view.text):
         start, end = view.to_original(match.start(), match.end())
         written = view.original[start:end]

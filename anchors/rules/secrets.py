@@ -23,14 +23,29 @@ CATEGORY = "secret"
 
 # detect-secrets plugins that are not about secrets in a note: a public IP address is not one.
 # The private-key plugin fires on a bare "BEGIN ... PRIVATE KEY" header, which notes about keys
-# quote; `_PRIVATE_KEY` below asks for the key material too.
-_SKIPPED_PLUGINS = frozenset({"IPPublicDetector", "PrivateKeyDetector"})
+# quote; `_PRIVATE_KEY` below asks for the key material too. The Cloudant, IBM and SoftLayer
+# plugins look for `<vendor>_password = value`, which `secret.assigned-credential` covers for any
+# vendor; their look-behind patterns also cost more than all the other plugins together.
+_SKIPPED_PLUGINS = frozenset(
+    {
+        "IPPublicDetector",
+        "PrivateKeyDetector",
+        "CloudantDetector",
+        "IbmCloudIamDetector",
+        "IbmCosHmacDetector",
+        "SoftlayerDetector",
+    }
+)
+# Literal words without which a plugin's patterns cannot match (checked with `in` first).
+_PLUGIN_NEEDLES = {
+    "ArtifactoryDetector": re.compile(r"AKC|AP[\dA-F]"),
+    "MailchimpDetector": re.compile(r"-us\d"),
+}
 _PRIVATE_KEY = re.compile(
     r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----\s*(?:[\w-]+:[^\n]*\n\s*)*"
     r"[A-Za-z0-9+/=]{40,}"
     r"|PuTTY-User-Key-File-\d+:[^\n]*\n(?:[^\n]*\n){0,4}?Private-Lines:\s*\d+\s*\n[A-Za-z0-9+/=]{40,}"
 )
-
 _PLACEHOLDER_WORDS = frozenset(
     [
         "password",
@@ -126,7 +141,7 @@ _REPEATED_UNIT = re.compile(r"(.{2,4})\1{3,}")
 
 def _has_ascending_run(value: str, length: int) -> bool:
     run = 1
-    for previous, current in zip(value, value[1:]):
+    for previous, current in zip(value, value[1:], strict=False):
         run = run + 1 if ord(current) == ord(previous) + 1 and current.isalnum() else 1
         if run >= length:
             return True
@@ -135,7 +150,9 @@ def _has_ascending_run(value: str, length: int) -> bool:
 
 _DOTTED_NAME = re.compile(r"[a-z0-9_\-]{1,19}(?:\.[a-z0-9_\-]{1,19})+")
 # Keys that name an identifier, a file or a reference, not the secret itself.
-_KEY_IS_A_NAME = re.compile(r"(?:id|ids|name|names|file|path|url|uri|type|version|ref|arn|field|len|length)$", re.IGNORECASE)
+_KEY_IS_A_NAME = re.compile(
+    r"(?:id|ids|name|names|file|path|url|uri|type|version|ref|arn|field|len|length)$", re.IGNORECASE
+)
 
 
 def _looks_live(value: str, minimum: int = 8) -> bool:
@@ -166,7 +183,9 @@ def _slug(name: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _known_formats() -> list[tuple[str, str, re.Pattern[str], Callable[[str], bool] | None]]:
+def _known_formats() -> list[
+    tuple[str, str, re.Pattern[str], Callable[[str], bool] | None, re.Pattern[str] | None]
+]:
     """(rule, description, pattern, validator) for each regex of detect-secrets' format plugins."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
@@ -177,8 +196,11 @@ def _known_formats() -> list[tuple[str, str, re.Pattern[str], Callable[[str], bo
         if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in _SKIPPED_PLUGINS:
             continue
         validator = JwtTokenDetector.is_formally_valid if plugin is JwtTokenDetector else None
+        needles = _PLUGIN_NEEDLES.get(plugin.__name__)
         for pattern in plugin.denylist:
-            formats.append((f"secret.{_slug(secret_type)}", secret_type, pattern, validator))
+            formats.append(
+                (f"secret.{_slug(secret_type)}", secret_type, pattern, validator, needles)
+            )
     return formats
 
 
@@ -186,7 +208,7 @@ _KEY_WORDS = (
     r"api[_.\-]?key|apikey|access[_.\-]?key|secret(?!s)|token|passwd|password|passphrase|pwd|"
     r"private[_.\-]?key|auth[_.\-]?key|credentials?|bearer"
 )
-_KEY_WORD = re.compile(_KEY_WORDS, re.IGNORECASE)
+_KEY_WORD = re.compile(_KEY_WORDS)  # searched in the lower-cased text (IGNORECASE is slow)
 # Matched from the end of a credential word: the rest of the key, a separator, then the value.
 _ASSIGNED_VALUE = re.compile(
     r"(?P<rest>[\w.\-]*)[\"'\]]?"
@@ -195,11 +217,12 @@ _ASSIGNED_VALUE = re.compile(
     re.IGNORECASE,
 )
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER_PATTERN = (
     r"(?:authorization|x-[\w\-]*(?:api[_\-]?key|token|auth)[\w\-]*|api[_\-]?key)\s*:\s*"
-    r"(?:(?:bearer|basic|token|api-token|apikey|sso-key|digest|otp)\s+)?(?P<value>[^\s\"'\\]{6,})",
-    re.IGNORECASE,
+    r"(?:(?:bearer|basic|token|api-token|apikey|sso-key|digest|otp)\s+)?(?P<value>[^\s\"'\\]{6,})"
 )
+_AUTH_HEADER = re.compile(_AUTH_HEADER_PATTERN)  # on lower-cased text: IGNORECASE is slow
+_AUTH_HEADER_CASED = re.compile(_AUTH_HEADER_PATTERN, re.IGNORECASE)
 _INLINE_USER = re.compile(
     r"(?:\s-u|--user)\s*[=\s]\s*[\"']?(?P<user>[^\s:\"'$]+):(?P<value>[^\s\"']*)", re.IGNORECASE
 )
@@ -213,7 +236,9 @@ _HEX_OR_UUID = re.compile(r"[0-9a-f\-~:_]+|[0-9A-F\-~:_]+")
 _INTEGRITY_PREFIX = re.compile(r"(?:sha1|sha256|sha384|sha512|h1|md5)[-:=]$", re.IGNORECASE)
 # A Kubernetes Secret manifest: its `data:` values are base64 credentials.
 _KUBE_SECRET = re.compile(r"^\s*kind:\s*[\"']?secret\b", re.IGNORECASE | re.MULTILINE)
-_KUBE_DATA_VALUE = re.compile(r"^[ \t]+[\w.\-]+:[ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{12,}={0,2})[\"']?[ \t]*$", re.MULTILINE)
+_KUBE_DATA_VALUE = re.compile(
+    r"^[ \t]+[\w.\-]+:[ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{12,}={0,2})[\"']?[ \t]*$", re.MULTILINE
+)
 _PUBLIC_MATERIAL = re.compile(
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[0-9A-Za-z+/]+=*"
     r"|\bage1[02-9ac-hj-np-z]{58}\b"
@@ -222,8 +247,22 @@ _PUBLIC_MATERIAL = re.compile(
 )
 
 
+@lru_cache(maxsize=1)
+def _any_known_format() -> re.Pattern[str]:
+    """All format patterns in one alternation: one search tells whether any can match at all."""
+    plain = [p.pattern for _, _, p, _, _ in _known_formats() if p.flags == re.UNICODE]
+    return re.compile("|".join(f"(?:{pattern})" for pattern in plain))
+
+
 def _known_format_hits(text: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
-    for rule, description, pattern, validator in _known_formats():
+    # Patterns compiled with flags of their own (IGNORECASE, VERBOSE) are not in the alternation
+    # and always run.
+    plain_may_match = _any_known_format().search(text) is not None
+    for rule, description, pattern, validator, needles in _known_formats():
+        if pattern.flags == re.UNICODE and not plain_may_match:
+            continue
+        if needles is not None and not needles.search(text):
+            continue
         for match in pattern.finditer(text):
             whole = match.group()
             value = match.group(match.lastindex) if match.lastindex else whole
@@ -290,17 +329,37 @@ def _token_hits(
 def scan(view: FoldedText) -> list[Hit]:
     """Hits for secrets in the original text (secrets are matched as written, not folded)."""
     text = view.original
-    public = [(m.start(), m.end()) for m in _PUBLIC_MATERIAL.finditer(text)]
+    public = (
+        [(m.start(), m.end()) for m in _PUBLIC_MATERIAL.finditer(text)]
+        if "AAAA" in text or "age1" in text or "-----BEGIN" in text
+        else []
+    )
     hits = list(_known_format_hits(text, public))
     if _KUBE_SECRET.search(text):
         for match in _KUBE_DATA_VALUE.finditer(text):
             if not is_placeholder(match.group("value")):
-                hits.append(Hit("secret.kubernetes-secret-data", CATEGORY, match.start("value"),
-                                match.end("value"), "a value in the data of a Kubernetes Secret"))
+                hits.append(
+                    Hit(
+                        "secret.kubernetes-secret-data",
+                        CATEGORY,
+                        match.start("value"),
+                        match.end("value"),
+                        "a value in the data of a Kubernetes Secret",
+                    )
+                )
     for match in _PRIVATE_KEY.finditer(text):
-        hits.append(Hit("secret.private-key", CATEGORY, match.start(), match.end(), "a private key"))
+        hits.append(
+            Hit("secret.private-key", CATEGORY, match.start(), match.end(), "a private key")
+        )
 
-    for word in _KEY_WORD.finditer(text):
+    lowered = text.lower()
+    # Lower-casing keeps offsets unless a character changes length ("İ"): then match ignoring case.
+    words = (
+        _KEY_WORD.finditer(lowered)
+        if len(lowered) == len(text)
+        else re.finditer(_KEY_WORDS, text, re.IGNORECASE)
+    )
+    for word in words:
         match = _ASSIGNED_VALUE.match(text, word.end())
         if match is None:
             continue
@@ -324,7 +383,10 @@ def scan(view: FoldedText) -> list[Hit]:
                 f"{key!r} is given a live-looking value",
             )
         )
-    for match in _AUTH_HEADER.finditer(text):
+    # Header names match in the lower-cased text; values are read from the original.
+    header_text = lowered if len(lowered) == len(text) else text
+    for found in _AUTH_HEADER.finditer(header_text):
+        match = _AUTH_HEADER_CASED.match(text, found.start()) or found
         value = match.group("value")
         if _looks_live(value, minimum=6) or (len(value) >= 8 and not is_placeholder(value)):
             if _CODE_REFERENCE.search(value):
@@ -340,7 +402,9 @@ def scan(view: FoldedText) -> list[Hit]:
             )
     for match in _INLINE_USER.finditer(text):
         value = match.group("value") or match.group("user")  # "-u KEY:" passes a key as the user
-        if not is_placeholder(value) and (len(value) >= 6 if match.group("value") else _looks_live(value)):
+        if not is_placeholder(value) and (
+            len(value) >= 6 if match.group("value") else _looks_live(value)
+        ):
             hits.append(
                 Hit(
                     "secret.inline-password",

@@ -17,21 +17,33 @@ from anchors.rules.phrases import PhraseRule, rule, run
 
 CATEGORY = "ssh-backdoor"
 
-_WRITE = r"(?:>>?|\btee\b(?:\s+-a)?|\bcp\s+\S+|\bmv\s+\S+|\binstall\s+(?:-\S+\s+)*\S+|\bdd\b[^\n]*?of=|\bsed\s+-i\S*\s+\S+|\bcat\s*>>?)"
-
-_RULES: list[PhraseRule] = [
-    rule(
+# A write into a file: redirection, tee, cp/mv/install, dd, sed -i, cat >.
+_WRITE = re.compile(
+    r"(?:>>?|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bdd\b[^\n]*?of=|\bsed\s+-i|\bcat\s*>|\bscp\b|"
+    r"\bwrite_text\(|\bopen\([^)]*[\"'][wa]\+?[\"'])"
+)
+# The files a write must not reach, each with its rule. Matched first (they are rare), then the
+# statement before each one is checked for a write: far cheaper than the other way round.
+_TARGETS = (
+    (
+        re.compile(r"authorized_keys2?\b"),
         "ssh-backdoor.authorized-keys",
-        CATEGORY,
-        _WRITE + r"\s*[\"']?[^\n|;&\"']{0,80}?authorized_keys2?\b",
         "writes to authorized_keys (grants someone login)",
     ),
-    rule(
+    (
+        re.compile(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])"),
         "ssh-backdoor.private-key-write",
-        CATEGORY,
-        _WRITE + r"\s*[\"']?[^\n|;&\"']{0,80}?\bid_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])",
         "writes a private key file",
     ),
+    (
+        re.compile(r"\.ssh/config\b|\bsshd?_config\b"),
+        "ssh-backdoor.config-write",
+        "writes to an ssh client or server configuration",
+    ),
+)
+_STATEMENT_START = re.compile(r"[\n;&|]")
+
+_RULES: list[PhraseRule] = [
     rule(
         "ssh-backdoor.proxy-command",
         CATEGORY,
@@ -41,20 +53,35 @@ _RULES: list[PhraseRule] = [
         r"aws\b|gcloud\b|powershell\b|cmd\b)"
         r"|\bpermitlocalcommand\s*[= ]\s*yes\b",
         "an ssh option that runs a program on every connection",
-    ),
-    rule(
-        "ssh-backdoor.config-write",
-        CATEGORY,
-        _WRITE + r"\s*[\"']?[^\n|;&\"']{0,80}?(?:\.ssh/config|sshd_config|ssh_config)\b",
-        "writes to an ssh client or server configuration",
+        needles=(("proxycommand", "localcommand"),),
     ),
     rule(
         "ssh-backdoor.sshd-setting",
         CATEGORY,
         r"\bpermit(?:rootlogin|emptypasswords)\s*[= ]\s*yes\b|\bauthorizedkeyscommand\s*[= ]\s*/",
         "an sshd setting that opens the host to logins",
+        needles=(("permitrootlogin", "permitemptypasswords", "authorizedkeyscommand"),),
     ),
 ]
+
+
+def _writes(view: FoldedText) -> list[Hit]:
+    hits: list[Hit] = []
+    text = view.text
+    for target, rule_id, message in _TARGETS:
+        for match in target.finditer(text):
+            floor = max(0, match.start() - 120)
+            cut = floor
+            for boundary in _STATEMENT_START.finditer(text, floor, match.start()):
+                cut = boundary.end()
+            # The write operator sits between the statement's start and the file name.
+            write = _WRITE.search(text, cut, match.start())
+            if write is None:
+                continue
+            start, end = view.to_original(write.start(), match.end())
+            hits.append(Hit(rule_id, CATEGORY, start, end, message))
+    return hits
+
 
 _AUTHORIZED_KEYS = re.compile(r"authorized_keys")
 _PUBLIC_KEY = re.compile(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)\s+aaaa[0-9a-z+/]{20,}")
@@ -67,7 +94,7 @@ def scan(view: FoldedText) -> list[Hit]:
     """Hits for ssh backdoors in the folded text (spans in the original)."""
     if "ssh" not in view.text and "authorized_keys" not in view.text and "id_" not in view.text:
         return []
-    hits = list(run(_RULES, view))
+    hits = list(run(_RULES, view)) + _writes(view)
     # Prose that hands over a literal public key to install is the same backdoor without a shell.
     if _AUTHORIZED_KEYS.search(view.text) and _PUBLIC_KEY.search(view.text):
         for match in _ADD_KEY.finditer(view.text):

@@ -19,7 +19,7 @@ from anchors.rules.hit import Hit
 
 CATEGORY = "unicode"
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
-_TOKEN_WITH_NON_ASCII = re.compile(r"(?<!\w)\w*[^\x00-\x7f]\w*")
+_NON_ASCII_WORD_CHARS = re.compile(r"(?:(?![\x00-\x7f])\w)+")
 _FLAG_TAGS_MAX = 7  # a subdivision flag: 🏴 + up to 6 tag letters + CANCEL TAG
 
 
@@ -111,8 +111,20 @@ def _invisible_hits(text: str) -> list[Hit]:
 def _homoglyph_hits(text: str) -> list[Hit]:
     lookalikes = ascii_lookalikes()
     hits: list[Hit] = []
-    for token in _TOKEN_WITH_NON_ASCII.finditer(text):
-        word = token.group()
+    seen_end = -1
+    for run in _NON_ASCII_WORD_CHARS.finditer(text):
+        if run.start() < seen_end:
+            continue
+        # Widen the run of non-ASCII letters to the whole word around it.
+        start, end = run.start(), run.end()
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            end += 1
+        seen_end = end
+        word = text[start:end]
+        if not word or not any(c.isalpha() for c in word):
+            continue
         if word[:1].isdigit():
             continue  # units such as 10µs or 4kΩ
         latin = False
@@ -131,8 +143,8 @@ def _homoglyph_hits(text: str) -> list[Hit]:
                 Hit(
                     "unicode.homoglyph",
                     CATEGORY,
-                    token.start(),
-                    token.end(),
+                    start,
+                    end,
                     f"{charsets.script_of(spoof).lower()} {spoof!r} (U+{ord(spoof):04X}) "
                     f"imitates Latin {lookalikes[spoof]!r} inside a Latin word",
                 )
