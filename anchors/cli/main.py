@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "anchors.cli.stale",
     "anchors.cli.history",
     "anchors.cli.lsp",
+    "anchors.cli.scan",
 ]
 
 
