@@ -24,7 +24,20 @@ import time
 from pathlib import Path
 
 ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
-WORDS = "cache retry ledger token parser queue socket batch window shard index lock".split()
+WORDS = [
+    "cache",
+    "retry",
+    "ledger",
+    "token",
+    "parser",
+    "queue",
+    "socket",
+    "batch",
+    "window",
+    "shard",
+    "index",
+    "lock",
+]
 
 
 def git(cwd: Path, *args: str) -> None:
