@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "anchors.cli.history",
     "anchors.cli.lsp",
     "anchors.cli.scan",
+    "anchors.cli.hooks_install",
 ]
 
 
