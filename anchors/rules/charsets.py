@@ -58,7 +58,9 @@ def is_emoji_part(char: str) -> bool:
 
 def is_rtl_letter(char: str) -> bool:
     """A letter written right to left (Hebrew, Arabic, Syriac, Thaana, ...)."""
-    return unicodedata.bidirectional(char) in _RTL_BIDI_CLASSES
+    return unicodedata.category(char).startswith("L") and (
+        unicodedata.bidirectional(char) in _RTL_BIDI_CLASSES
+    )
 
 
 @lru_cache(maxsize=8192)

@@ -92,8 +92,6 @@ _ADD_KEY = re.compile(
 
 def scan(view: FoldedText) -> list[Hit]:
     """Hits for ssh backdoors in the folded text (spans in the original)."""
-    if "ssh" not in view.text and "authorized_keys" not in view.text and "id_" not in view.text:
-        return []
     hits = list(run(_RULES, view)) + _writes(view)
     # Prose that hands over a literal public key to install is the same backdoor without a shell.
     if _AUTHORIZED_KEYS.search(view.text) and _PUBLIC_KEY.search(view.text):
