@@ -20,7 +20,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     import apsw
@@ -166,6 +166,8 @@ class VectorCache:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = self._open()
+        self._generation = 0  # bumped by this connection's writes (data_version misses them)
+        self._bits: tuple[Any, Any, Any] | None = None
 
     def _open(self) -> apsw.Connection:
         import apsw
@@ -236,6 +238,7 @@ class VectorCache:
         todo = [(rid, text) for rid, text in wanted.items() if have.get(rid) != text_hash(text)]
         gone = [rid for rid in have if rid not in wanted]
         if gone:
+            self._generation += 1
             with self.db:
                 for rid in gone:
                     self._delete(rid)
@@ -259,6 +262,7 @@ class VectorCache:
 
     def put(self, keys: Sequence[tuple[str, str]], vectors: np.ndarray) -> None:
         """Store (record_id, hash) -> vector rows, replacing older vectors of the same records."""
+        self._generation += 1
         with self.db:
             for (rid, digest), vector in zip(keys, vectors, strict=True):
                 self._delete(rid)
@@ -284,6 +288,7 @@ class VectorCache:
         if total == 0 or k <= 0:
             return []
         blob = query.astype("float32").tobytes()
+        rows: list[Any]
         if total < SCAN_BELOW:
             rows = self.db.execute(
                 "SELECT record_id, vec_distance_cosine(embedding, ?) AS d FROM vectors "
@@ -291,15 +296,39 @@ class VectorCache:
                 (blob, k),
             ).fetchall()
         else:
+            import numpy as np
+
             want = min(total, max(k * CANDIDATES_PER_RESULT, 100))
+            rowids, bits = self._bit_matrix()
+            qrow: Any = self.db.execute("SELECT vec_quantize_binary(?)", (blob,)).fetchone()
+            qbits = np.frombuffer(qrow[0], dtype=np.uint64)
+            distance = np.bitwise_count(bits ^ qbits).sum(axis=1, dtype=np.uint32)
+            chosen = (
+                rowids[np.argpartition(distance, want - 1)[:want]] if want < len(rowids) else rowids
+            )
             rows = self.db.execute(
-                "WITH c AS (SELECT rowid FROM vector_bits "
-                "WHERE embedding MATCH vec_quantize_binary(?) AND k = ?) "
-                "SELECT v.record_id, vec_distance_cosine(v.embedding, ?) AS d "
-                "FROM vectors v JOIN c ON v.rowid = c.rowid ORDER BY d LIMIT ?",
-                (blob, want, blob, k),
+                "SELECT record_id, vec_distance_cosine(embedding, ?) AS d FROM vectors "
+                f"WHERE rowid IN ({','.join(str(int(r)) for r in chosen)}) ORDER BY d LIMIT ?",
+                (blob, k),
             ).fetchall()
-        return [Neighbour(str(rid), 1.0 - float(d)) for rid, d in rows]
+        return [Neighbour(str(r[0]), 1.0 - float(cast(float, r[1]))) for r in rows]
+
+    def _bit_matrix(self) -> tuple[Any, Any]:
+        """(rowids, sign bits as uint64 words) of every vector, kept in memory between queries
+        until this or another connection changes the cache: a Hamming scan in numpy over 100,000
+        vectors takes ~3 ms, a third of what the vec0 bit table needs for the same candidates."""
+        import numpy as np
+
+        data_version: Any = self.db.execute("PRAGMA data_version").fetchone()
+        version = (data_version[0], self._generation)
+        if self._bits is None or self._bits[0] != version:
+            rows: list[Any] = self.db.execute("SELECT rowid, embedding FROM vector_bits").fetchall()
+            rowids = np.array([r[0] for r in rows], dtype=np.int64)
+            bits = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint64).reshape(
+                len(rows), -1
+            )
+            self._bits = (version, rowids, bits)
+        return self._bits[1], self._bits[2]
 
     def close(self) -> None:
         self.db.close()

@@ -214,12 +214,6 @@ def retrieval_text(record: Learning) -> str:
     return text
 
 
-def fts_query(query: str) -> str:
-    """The query's content words, quoted and OR-ed (FTS5 syntax can never be injected)."""
-    kept = query_terms(query) or list(dict.fromkeys(w.lower() for w in _TOKEN.findall(query)))[:32]
-    return " OR ".join(f'"{w}"' for w in kept)
-
-
 def check_query(query: str, k: int) -> str:
     if not isinstance(query, str) or not query.strip():
         raise UsageError("the query is empty")
@@ -232,69 +226,129 @@ def check_query(query: str, k: int) -> str:
     return query.strip()
 
 
-def lexical_ranking(memory: Memory, query: str, limit: int = CANDIDATES) -> list[str]:
+class LexicalView:
+    """One question's words as FTS5 sees them: porter stems, document frequencies, IDF weights.
+
+    Stemming is FTS5's own (a scratch FTS5 table in the connection's temp schema), so what is
+    counted here is exactly what MATCH matches. Built once per question and shared by the
+    ranking and its confidence.
+    """
+
+    def __init__(self, memory: Memory, query: str) -> None:
+        self.db = memory.projection.db
+        _scratch(self.db)
+        self.words = query_terms(query)
+        self.stems = self._stems({0: " ".join(self.words)}).get(0, [])
+        row = self.db.execute("SELECT count(*) FROM records").fetchone()
+        self.total = int(row[0]) if row else 0
+        marks = ",".join("?" * len(self.stems))
+        found: dict[Any, Any] = {}
+        if self.stems:
+            sql = f"SELECT term, doc FROM temp.tether_vocab WHERE term IN ({marks})"
+            found = {r[0]: r[1] for r in self.db.execute(sql, tuple(self.stems))}
+        self.df = {stem: int(found.get(stem, 0)) for stem in self.stems}
+        self.idf = {
+            stem: math.log(1.0 + (self.total - df + 0.5) / (df + 0.5))
+            for stem, df in self.df.items()
+        }
+
+    def _stems(self, texts: dict[int, str]) -> dict[int, list[str]]:
+        with self.db:
+            self.db.execute("DELETE FROM temp.tether_stem")
+            self.db.executemany(
+                "INSERT INTO temp.tether_stem(rowid, x) VALUES (?, ?)", list(texts.items())
+            )
+        out: dict[int, list[str]] = {}
+        for term, doc in self.db.execute(
+            "SELECT term, doc FROM temp.tether_stem_terms ORDER BY doc, offset"
+        ):
+            out.setdefault(int(doc), []).append(str(term))
+        return out
+
+    def match(self) -> str:
+        """The MATCH expression: the question's stems OR-ed. In a large memory a stem found in
+        more than 1 learning in 20 is left out unless it is among the four rarest: such words
+        barely move BM25, and every learning they match must be scored."""
+        stems = list(dict.fromkeys(self.stems))
+        rarest = set(sorted(stems, key=lambda s: self.df.get(s, 0))[:4])
+        common = max(self.total / 20, 50)
+        kept = [s for s in stems if s in rarest or self.df.get(s, 0) <= common]
+        return " OR ".join(f'"{s}"' for s in kept[:32])
+
+    def coverage(self, texts: list[str]) -> float:
+        """The largest share of the question's IDF weight that one of `texts` contains."""
+        mass = sum(self.idf.values())
+        if not texts or not mass:
+            return 0.0
+        stems = self._stems(dict(enumerate(texts, start=1)))
+        return max(
+            sum(w for s, w in self.idf.items() if s in set(stems.get(i, []))) / mass
+            for i in range(1, len(texts) + 1)
+        )
+
+
+def _scratch(db: Any) -> None:
+    """The temp-schema tables LexicalView uses (created once per connection)."""
+    if db.execute("SELECT 1 FROM temp.sqlite_master WHERE name='tether_stem'").fetchone():
+        return
+    db.execute("CREATE VIRTUAL TABLE temp.tether_stem USING fts5(x, tokenize='porter unicode61')")
+    db.execute(
+        "CREATE VIRTUAL TABLE temp.tether_stem_terms USING fts5vocab(temp, tether_stem, 'instance')"
+    )
+    db.execute("CREATE VIRTUAL TABLE temp.tether_vocab USING fts5vocab(main, records_fts, 'row')")
+
+
+def lexical_ranking(
+    memory: Memory, query: str, limit: int = CANDIDATES, view: LexicalView | None = None
+) -> list[str]:
     """Record ids by BM25, best first (retrievable learnings only)."""
-    match = fts_query(query)
+    view = view or LexicalView(memory, query)
+    match = view.match()
     if not match:
         return []
-    rows = memory.projection.db.execute(
-        "SELECT r.id FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
-        "WHERE records_fts MATCH ? AND r.store='learning' "
-        "AND r.status IN ('active','stale','quarantined') "
-        "ORDER BY bm25(records_fts, 1.0, 1.5, 0.5) LIMIT ?",
-        (match, limit),
-    ).fetchall()
-    return [str(row[0]) for row in rows]
+    db = memory.projection.db
+    # Rank inside FTS5 alone, then filter: joining every match to `records` before the sort
+    # costs several times the ranking itself in a large memory. Over-fetch for retired rows.
+    ranked = [
+        int(r[0])
+        for r in db.execute(
+            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
+            "ORDER BY bm25(records_fts, 1.0, 1.5, 0.5) LIMIT ?",
+            (match, limit * 3),
+        )
+    ]
+    if not ranked:
+        return []
+    live = {
+        int(r[0]): str(r[1])
+        for r in db.execute(
+            f"SELECT rowid, id FROM records WHERE rowid IN ({','.join(map(str, ranked))}) "
+            "AND store='learning' AND status IN ('active','stale','quarantined')"
+        )
+    }
+    return [live[r] for r in ranked if r in live][:limit]
 
 
 def query_terms(query: str) -> list[str]:
     words = [w.lower() for w in _TOKEN.findall(query)]
-    return [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1][:32]
+    kept = [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
+    return (kept or list(dict.fromkeys(words)))[:32]
 
 
-def lexical_confidence(memory: Memory, query: str, ids: list[str], top: int = 5) -> float:
-    """How much of the query (by IDF weight) the best of the top lexical hits contains, 0..1.
+def lexical_confidence(memory: Memory, view: LexicalView, ids: list[str], top: int = 5) -> float:
+    """How much of the question (by IDF weight) the best of the top lexical hits contains, 0..1.
 
     BM25 ranks a learning that shares one rare word with a question above everything else; for a
     question asked in other words than the answer, that top hit is noise. Measured on the tuning
     questions, fusing such noise costs more than it adds, so the lexical ranking only joins the
     fusion when its best hits cover a good part of what was asked.
     """
-    terms = query_terms(query)
-    if not terms or not ids:
-        return 0.0
-    db = memory.projection.db
-    rowids = [
-        r[0]
-        for r in db.execute(
-            f"SELECT rowid FROM records WHERE id IN ({','.join('?' * len(ids[:top]))})",
-            tuple(ids[:top]),
-        )
-    ]
-    total_row = db.execute("SELECT count(*) FROM records_fts").fetchone()
-    total = int(total_row[0]) if total_row else 0
-    weights: dict[str, float] = {}
-    holders: dict[str, set[int]] = {}
-    marks = ",".join("?" * len(rowids))
-    for term in terms:
-        phrase = f'"{term}"'
-        df_row = db.execute(
-            "SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", (phrase,)
-        ).fetchone()
-        df = int(df_row[0]) if df_row else 0
-        weights[term] = math.log(1.0 + (total - df + 0.5) / (df + 0.5))
-        holders[term] = {
-            r[0]
-            for r in db.execute(
-                f"SELECT rowid FROM records_fts WHERE records_fts MATCH ? AND rowid IN ({marks})",
-                (phrase, *rowids),
-            )
-        }
-    mass = sum(weights.values()) or 1.0
-    return max(
-        (sum(weights[t] for t in terms if rowid in holders[t]) / mass for rowid in rowids),
-        default=0.0,
-    )
+    texts = []
+    for rid in ids[:top]:
+        record = memory.projection.get(rid)
+        if record is not None:
+            texts.append(f"{record.description}\n{record.text}\n{' '.join(record.tags)}")
+    return view.coverage(texts)
 
 
 def open_vectors(memory: Memory) -> VectorCache:
@@ -405,7 +459,8 @@ def recall(
     notice = ""
     embedded = 0
     if use_lexical:
-        lexical = lexical_ranking(memory, query)
+        view = LexicalView(memory, query)
+        lexical = lexical_ranking(memory, query, view=view)
     if use_vectors:
         embedder, notice = _load_embedder_or_reason()
         if embedder is not None:
@@ -416,7 +471,7 @@ def recall(
             rankings.append((1.0, vector))
     if lexical:
         # Without vectors BM25 is all there is; beside them it joins only when it is sure.
-        sure = not vector or lexical_confidence(memory, query, lexical) >= LEXICAL_GATE
+        sure = not vector or lexical_confidence(memory, view, lexical) >= LEXICAL_GATE
         rankings.append((LEXICAL_WEIGHT if vector else 1.0, lexical) if sure else (0.0, []))
     mode = "hybrid" if use_lexical and vector else ("vector" if vector else "bm25")
     if not use_vectors:

@@ -10,7 +10,7 @@ import pytest
 from anchors.embeddings import EmbeddingUnavailable, MiniLM, load_embedder, model_path
 from anchors.errors import UsageError
 from anchors.memory import Memory
-from anchors.recall import fts_query, path_proximity, recall
+from anchors.recall import LexicalView, path_proximity, recall
 from anchors.record import Anchor
 
 NOTES = [
@@ -91,7 +91,8 @@ def test_bad_input(mem: Memory, query: str, k: int, message: str) -> None:
 
 
 def test_fts_syntax_in_queries_is_inert(mem: Memory) -> None:
-    assert fts_query('NEAR("a" bee) OR * ^x:yy') == '"near" OR "bee" OR "yy"'  # quoted words only
+    view = LexicalView(mem, 'NEAR("a" bee) OR * ^x:yy')
+    assert view.match() == '"near" OR "bee" OR "yy"'  # quoted stems only
     assert recall(mem, '"unbalanced AND ( OR *', k=2).hits is not None
 
 
