@@ -9,7 +9,7 @@ features do not depend on the library's verdict shape.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,17 +49,21 @@ class ParsedBuffer:
         self._doc: Any = None
         self._text = text
         self._symbols: list[Symbol] | None = None
+        # anchor -> (the anchored symbol's bytes when last resolved, that resolution): a symbol
+        # whose text did not change keeps its verdict, only its lines move.
+        self._memo: dict[tuple[object, ...], tuple[bytes, Resolution]] = {}
         self._load(text)
 
     def _load(self, text: str) -> None:
         self._text = text
         self._symbols = None
+        self._memo.clear()
         try:
-            from anchors.incremental import ParsedDocument
+            from lsp_server.token_window import WindowedDocument
         except ImportError:
             self._doc = None
             return
-        self._doc = ParsedDocument(self.rel_path, text, self.language, self.root)
+        self._doc = WindowedDocument(self.rel_path, text, self.language, self.root)
 
     @property
     def text(self) -> str:
@@ -103,7 +107,23 @@ class ParsedBuffer:
             if self._doc.tree is None:  # over the parser's size cap: nothing to compare
                 span = anchor.span if len(anchor.span) == 2 else [1, 1]
                 return Resolution("unknown", span[0], span[1], anchor.symbol, self._doc.note)
-            return from_verdict(resolve_in_document(self._doc, anchor), anchor)
+            if not anchor.symbol:
+                return from_verdict(resolve_in_document(self._doc, anchor), anchor)
+            key = (
+                anchor.symbol,
+                anchor.commit,
+                anchor.dirty,
+                tuple(sorted(anchor.fingerprint.items())),
+            )
+            now = next((s for s in self.symbols() if s.name == anchor.symbol), None)
+            body = self._doc.source[now.start_byte : now.end_byte] if now is not None else None
+            memo = self._memo.get(key)
+            if now is not None and memo is not None and memo[0] == body:
+                return replace(memo[1], start_line=now.start_line, end_line=now.end_line)
+            res = from_verdict(resolve_in_document(self._doc, anchor), anchor)
+            if body is not None and res.symbol == anchor.symbol:
+                self._memo[key] = (body, res)
+            return res
         return _resolve_by_fingerprint(self.symbols(), anchor)
 
 

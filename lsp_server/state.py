@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 BINARY_SNIFF = 8192
+HEAD_TTL = 2.0  # seconds
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,19 @@ class RepoContext:
     # working tree and its history: the commit and author that changed the code, or where it went
     evidence: dict[tuple[str, int, str, str], Resolution] = field(default_factory=dict)
 
+    _head: tuple[float, str] = (0.0, "")
+
     def head(self) -> str:
+        """HEAD's commit, re-read at most every HEAD_TTL seconds: a re-resolve after each pause
+        in typing should not pay for a git process."""
+        import time
+
         from anchors import git
 
-        return git.head_commit(self.root)
+        now = time.monotonic()
+        if now - self._head[0] > HEAD_TTL:
+            self._head = (now, git.head_commit(self.root))
+        return self._head[1]
 
     def contains(self, head: str, commit: str) -> bool:
         """Whether `commit` is HEAD or an ancestor of it (True when unknown: no pending then)."""

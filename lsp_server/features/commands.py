@@ -302,12 +302,10 @@ def refreshed_anchors(
 
 
 def _refresh_on_disk(root: Path, anchor: Anchor) -> Anchor:
+    from anchors.specs import refresh_anchor
+
     try:
-        from anchors.resolve import refresh_anchor
-    except ImportError:
-        return anchor
-    try:
-        return refresh_anchor(root, anchor)  # type: ignore[no-any-return]
+        return refresh_anchor(root, anchor)
     except Exception:
         log.exception("re-taking %s from the working tree failed", anchor.label())
         return anchor
@@ -436,10 +434,8 @@ def flagged_items(state: ServerState, repo: RepoContext) -> list[dict[str, Any]]
 
 def _resolve_on_disk(root: Path, anchor: Anchor) -> tuple[str, int, str]:
     """(verdict, 0-based line, detail) of an anchor against the working tree."""
-    try:
-        from anchors.resolve import resolve_anchor
-    except ImportError:
-        return "unknown", 0, ""
+    from anchors.resolve import resolve_anchor
+
     try:
         verdict = resolve_anchor(root, anchor)
     except Exception as exc:

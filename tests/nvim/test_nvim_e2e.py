@@ -41,13 +41,17 @@ def nvim_version(binary: str) -> str:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("nvim", neovims() or [pytest.param("nvim", marks=pytest.mark.skip("no Neovim installed"))])
+@pytest.mark.parametrize(
+    "nvim", neovims() or [pytest.param("nvim", marks=pytest.mark.skip("no Neovim installed"))]
+)
 def test_session_in_neovim(nvim: str, repo: Path, tmp_path: Path) -> None:
     pay = repo / "src" / "pay.py"
     pay.parent.mkdir()
     pay.write_text(PAY_PY)
     commit_all(repo, "payments")
-    add_learning(repo, "Retries in charge must stay idempotent.", "src/pay.py::PaymentClient.charge")
+    add_learning(
+        repo, "Retries in charge must stay idempotent.", "src/pay.py::PaymentClient.charge"
+    )
     out = tmp_path / "result.json"
     tether = str(Path(sys.executable).parent / "tether")
     env = {
@@ -66,7 +70,9 @@ def test_session_in_neovim(nvim: str, repo: Path, tmp_path: Path) -> None:
         [nvim, "--headless", "--clean", "-n", "-c", f"luafile {HERE / 'e2e_flow.lua'}"],
         cwd=repo, env=env, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
     )  # fmt: skip
-    assert out.exists(), f"{nvim_version(nvim)} wrote no result: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
+    assert out.exists(), (
+        f"{nvim_version(nvim)} wrote no result: {proc.stdout[-2000:]} {proc.stderr[-2000:]}"
+    )
     result = json.loads(out.read_text())
     assert "error" not in result, result
     assert "idempotent" in result["hover"]
@@ -86,7 +92,9 @@ def test_session_in_neovim(nvim: str, repo: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("nvim", neovims() or [pytest.param("nvim", marks=pytest.mark.skip("no Neovim installed"))])
+@pytest.mark.parametrize(
+    "nvim", neovims() or [pytest.param("nvim", marks=pytest.mark.skip("no Neovim installed"))]
+)
 def test_checkhealth(nvim: str, repo: Path, tmp_path: Path) -> None:
     report = tmp_path / "health.txt"
     setup = (
