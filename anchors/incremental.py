@@ -210,6 +210,10 @@ def _symbol(
     symbols = doc.symbols()
     now = next((s for s in symbols if s.name == anchor.symbol), None)
     renamed = False
+    if now is None and doc.tree.root_node.has_error:
+        # Mid-edit: recovery may have folded the symbol into a broken neighbour; do not guess.
+        detail = f"{anchor.symbol} not found while the buffer has a syntax error"
+        return Verdict("stale", anchor, None, detail, changes=["syntax-error"])
     if now is None:
         old_names = {s.name for s in old_symbols}
         candidates = [s for s in symbols if s.name not in old_names]

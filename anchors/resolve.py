@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from anchors.fingerprint import is_cosmetic, normalise_tokens, similarity
-from anchors.languages import language_for_path
+from anchors.languages import language_for_path, parser_for
 from anchors.record import Anchor
 from anchors.specs import blob_hash, lines_fingerprint, symbol_anchor
-from anchors.symbols import Symbol, extract_symbols
+from anchors.symbols import Symbol, symbols_from_tree
 from anchors.versions import Changes, CommitInfo, History, Version
 
 VERDICTS = ("fresh", "moved", "changed", "stale", "orphaned", "pending")
@@ -128,6 +128,7 @@ class Resolver:
         self.history = History(self.version)
         self._parsed: dict[tuple[str, str], tuple[list[Symbol], bytes | None, str]] = {}
         self._base_versions: dict[str, Version] = {}
+        self._broken: set[tuple[str, str]] = set()  # files whose parse recovered from errors
 
     def close(self) -> None:
         self.version.close()
@@ -155,7 +156,12 @@ class Resolver:
         if key not in self._parsed:
             source, note = version.read(path)
             language = language_for_path(path)
-            symbols = extract_symbols(source, language) if source is not None and language else []
+            symbols: list[Symbol] = []
+            if source is not None and language:
+                tree = parser_for(language).parse(source)
+                symbols = symbols_from_tree(tree, source, language)
+                if tree.root_node.has_error:
+                    self._broken.add(key)
             self._parsed[key] = (symbols, source, note)
         return self._parsed[key]
 
@@ -243,6 +249,11 @@ class Resolver:
                     return Verdict("fresh", anchor, location)
                 old = self._old_symbol(anchor, base)
                 return self._compare(anchor, old, found, path_now, base, moves)
+            if (self.version.kind + self.version.commit, path_now) in self._broken:
+                # Error recovery can swallow a definition into a broken neighbour: guessing a
+                # rename or a move from such a tree would be wrong, so say what is known.
+                detail = f"{anchor.symbol} not found: {path_now} has a syntax error"
+                return Verdict("stale", anchor, None, detail, changes=["syntax-error"])
             old = self._old_symbol(anchor, base)
             old_names = (
                 {s.name for s in self.parsed(self._at(base), anchor.path)[0]} if base else set()

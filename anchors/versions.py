@@ -342,6 +342,10 @@ class History:
         target = self.version.commit
         if not target or commit == target or not self.known(commit):
             return []
+        committed = self._commit_changes.get(commit)
+        if committed is not None and not committed.changed.intersection(paths):
+            # No commit since `commit` left these files different: nothing to show, no git call.
+            return []
         fmt = "--format=%x1e%H%x1f%an%x1f%aI%x1f%s"
         rng = f"{commit}..{target}"
         if span is not None:

@@ -190,3 +190,24 @@ def test_binary_and_huge_files_do_not_crash(code: Path) -> None:
     assert verdict.status == "stale" and "binary" in verdict.detail
     (code / "io.py").write_bytes(b"x = 1\n" * 200_000)
     assert "size cap" in resolve_anchor(code, anchor).detail
+
+
+def test_syntax_error_elsewhere_leaves_intact_symbols_fresh(code: Path) -> None:
+    anchor = spec(code, "io.py::save")
+    (code / "io.py").write_text(CODE.replace("data = handle.read()", "data = = handle.read()"))
+    assert resolve_anchor(code, anchor).status == "fresh"
+
+
+def test_symbol_swallowed_by_a_syntax_error_is_not_guessed_away(code: Path) -> None:
+    anchor = spec(code, "io.py::save")
+    # Here tree-sitter's recovery folds `save` into the broken `load`.
+    (code / "io.py").write_text(CODE.replace("def load(path):", "def load(path:"))
+    verdict = resolve_anchor(code, anchor)
+    assert verdict.status == "stale" and "syntax error" in verdict.detail
+
+
+def test_non_utf8_edit_is_read_with_replacement(code: Path) -> None:
+    anchor = spec(code, "io.py::save")
+    (code / "io.py").write_bytes((CODE + "\n# caf\xe9\n").encode("latin-1"))
+    verdict = resolve_anchor(code, anchor)
+    assert verdict.status == "fresh"

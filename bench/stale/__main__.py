@@ -2,8 +2,8 @@
 
     .venv/bin/python -m bench.stale [--files 1000] [--functions 10] [--runs 5]
 
-Builds a synthetic repository (N Python files of M functions, one commit), 500 learnings holding
-20 symbol anchors each (10,000 anchors), then modifies K files in the working tree (one function
+Builds a synthetic repository (N Python files of M functions), 500 learnings holding 20 symbol
+anchors each (10,000 anchors, verified at HEAD or, with --commits C, spread over C commits), then modifies K files in the working tree (one function
 body each) and times:
 - `resolve`: resolving every anchor in-process (`Resolver.resolve_all`), the work `tether stale`
   does, medians of --runs;
@@ -71,18 +71,31 @@ def build(root: Path, files: int, functions: int) -> None:
     git(root, "commit", "-q", "-m", "code")
 
 
-def add_learnings(root: Path, files: int, functions: int) -> int:
+def later_commits(root: Path, count: int) -> list[str]:
+    """HEAD plus `count - 1` newer commits that touch only a changelog: anchors spread over them
+    come from distinct commits, as they do when learnings are written over time."""
     from anchors.git import head_commit
+
+    commits = [head_commit(root)]
+    for c in range(count - 1):
+        (root / "CHANGES.txt").write_text(f"release {c}\n")
+        git(root, "add", "CHANGES.txt")
+        git(root, "commit", "-q", "-m", f"release {c}")
+        commits.append(head_commit(root))
+    return commits
+
+
+def add_learnings(root: Path, files: int, functions: int, commits: list[str]) -> int:
     from anchors.memory import Memory
     from anchors.specs import symbol_anchor
     from anchors.symbols import extract_symbols
 
-    head = head_commit(root)
     anchors = []
     for f in range(files):
         rel = f"pkg{f % 20}/mod{f}.py"
         for s in extract_symbols((root / rel).read_bytes(), "python"):
-            anchors.append(symbol_anchor(rel, s, "python", head, False))
+            commit = commits[len(anchors) % len(commits)]
+            anchors.append(symbol_anchor(rel, s, "python", commit, False))
     mem = Memory.open(root)
     categories = ["pattern", "security", "architecture", "preference", "error"]
     per = 20
@@ -151,13 +164,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--functions", type=int, default=10)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--modified", default="0,2,20,200")
+    parser.add_argument("--commits", type=int, default=1, help="distinct anchor commits")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tether-bench-stale-") as tmp:
         root = Path(tmp)
         t0 = time.perf_counter()
         build(root, args.files, args.functions)
-        total = add_learnings(root, args.files, args.functions)
-        print(f"setup: {args.files} files, {total} anchors in {time.perf_counter() - t0:.1f} s")
+        commits = later_commits(root, args.commits)
+        total = add_learnings(root, args.files, args.functions, commits)
+        print(
+            f"setup: {args.files} files, {total} anchors from {len(commits)} distinct commits"
+            f" in {time.perf_counter() - t0:.1f} s"
+        )
         print(
             "| modified files | anchors | resolve (median) | `tether stale` (median) | verdicts |"
         )
