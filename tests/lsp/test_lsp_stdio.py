@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
 
-from lsp_helpers import CHARGE_LINE, REFUND_LINE, Project, open_doc, wait_for_diagnostics
+import pytest_lsp
+from lsp_helpers import (
+    CHARGE_LINE,
+    REFUND_LINE,
+    Project,
+    init_params,
+    open_doc,
+    wait_for_diagnostics,
+)
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 
 def hover_params(uri: str, line: int, character: int = 8) -> types.HoverParams:
@@ -138,6 +149,7 @@ async def test_a_learning_added_by_the_cli_appears_without_a_restart(
             break
         await asyncio.sleep(0.05)
     assert result is not None and "never call the gateway twice" in result.contents.value
+    assert client.code_lens_refreshes >= 1  # type: ignore[attr-defined]
 
 
 async def test_a_committed_change_names_its_commit_and_author(
@@ -188,3 +200,25 @@ async def test_an_anchor_on_another_branch_is_pending(
     diagnostics = await wait_for_diagnostics(client, uri)
     assert [d.code for d in diagnostics] == ["pending"]
     assert diagnostics[0].severity == types.DiagnosticSeverity.Information
+
+
+TETHER_LSP = ClientServerConfig(
+    server_command=[str(Path(sys.executable).parent / "tether"), "lsp", "--stdio"]
+)
+
+
+@pytest_lsp.fixture(config=TETHER_LSP)
+async def cli_client(lsp_client: LanguageClient, project: Project) -> AsyncIterator[None]:
+    await lsp_client.initialize_session(init_params(project.root))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_the_tether_lsp_command_serves_the_same(
+    cli_client: LanguageClient, project: Project
+) -> None:
+    """What editors run: `tether lsp --stdio` (vscode-languageclient appends --stdio)."""
+    uri = open_doc(cli_client, project.pay)
+    await wait_for_diagnostics(cli_client, uri)
+    result = await cli_client.text_document_hover_async(hover_params(uri, CHARGE_LINE + 1))
+    assert result is not None and "idempotent" in result.contents.value

@@ -283,3 +283,32 @@ def test_docs_name_every_command() -> None:
         assert f"`{name}`" in docs, name
     for command in (":TetherAdd", ":TetherStale", ":TetherHistory", ":checkhealth tether"):
         assert command in docs
+
+
+SAMPLES = {
+    "python": "import os\n\nclass A:\n    @staticmethod\n    def f(x, y=2):\n        if x:\n            return y  # c\n        return [i for i in range(x)]\n\n\ndef g():\n    '''doc'''\n    pass\n",
+    "javascript": "class A {\n  f(x) { return x + 1; } // c\n}\nconst g = (a) => { /* c */ return a * 2; };\nfunction h() { return `t${1}`; }\n",
+    "typescript": "interface I { a: number }\nclass C implements I {\n  a = 1;\n  m(x: number): number { return x; }\n}\nfunction f<T>(x: T): T { return x; }\n",
+    "go": "package p\n\ntype S struct{ a int }\n\nfunc (s *S) M(x int) int {\n\t// c\n\treturn s.a + x\n}\n\nfunc F() {}\n",
+    "rust": "struct S;\nimpl S {\n    fn m(&self) -> i32 { /* c */ 1 }\n}\nmod m { fn f() {} }\n",
+    "java": "class A {\n  int f(int x) { return x; } // c\n  class B { void g() {} }\n}\n",
+    "c": "int f(int x) {\n  /* c */\n  return x;\n}\nstruct s { int a; };\n",
+    "cpp": "namespace n {\nclass C {\n  int m() { return 1; }\n};\n}\nint C::k() { return 2; }\n",
+}
+
+
+@pytest.mark.parametrize("language", sorted(SAMPLES))
+def test_windowed_fingerprints_equal_the_whole_file_ones(language: str) -> None:
+    """The server's per-symbol token windows must fingerprint exactly as the symbol index does,
+    or every anchor would look stale in the editor."""
+    from anchors.languages import SUPPORTED, parser_for
+    from anchors.symbols import symbols_from_tree
+    from lsp_server.token_window import windowed
+
+    source = SAMPLES[language].encode()
+    tree = parser_for(language).parse(source)
+    whole = symbols_from_tree(tree, source, language)
+    assert whole, language
+    for a, b in zip(whole, windowed(whole, tree, source, SUPPORTED[language]), strict=True):
+        assert (a.signature_fp, a.body_fp) == (b.signature_fp, b.body_fp), a.name
+        assert a.body_tokens() == b.body_tokens(), a.name

@@ -15,6 +15,7 @@ import { CATEGORIES, addArguments, markdownOf, serverSettings, staleItems, stale
 import { CLIENT_COMMANDS, SERVER_COMMANDS } from "./serverCommands";
 
 let client: LanguageClient | undefined;
+let output: vscode.OutputChannel | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration("tether");
@@ -24,7 +25,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     args: settings.args,
     transport: TransportKind.stdio,
   };
-  const output = vscode.window.createOutputChannel("Tether");
+  output = vscode.window.createOutputChannel("Tether");
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     outputChannel: output,
@@ -112,8 +113,8 @@ async function addLearningHere(): Promise<void> {
     })) as { id?: string } | null;
     void vscode.window.showInformationMessage(`Tether: learning ${result?.id ?? ""} added.`);
   } catch (err) {
-    // The server's error names the scanner rule that refused the text.
-    void vscode.window.showErrorMessage(`Tether: ${err instanceof Error ? err.message : String(err)}`);
+    // The server has already shown why (e.g. the scanner rule that refused the text); keep a trace.
+    output?.appendLine(`add failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
