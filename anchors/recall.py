@@ -269,11 +269,14 @@ class LexicalView:
         """The MATCH expression: the question's stems OR-ed. In a large memory a stem found in
         more than 1 learning in 20 is left out unless it is among the four rarest: such words
         barely move BM25, and every learning they match must be scored."""
-        stems = list(dict.fromkeys(self.stems))
-        rarest = set(sorted(stems, key=lambda s: self.df.get(s, 0))[:4])
+        # MATCH gets the words, not the stems: FTS5 stems them itself, and Porter applied twice
+        # is not always the same as once.
+        stem_of = dict(zip(self.words, self.stems)) if len(self.words) == len(self.stems) else {}
+        df = {w: self.df.get(stem_of.get(w, ""), 0) for w in self.words}
+        rarest = set(sorted(self.words, key=lambda w: df[w])[:4])
         common = max(self.total / 20, 50)
-        kept = [s for s in stems if s in rarest or self.df.get(s, 0) <= common]
-        return " OR ".join(f'"{s}"' for s in kept[:32])
+        kept = [w for w in self.words if not stem_of or w in rarest or df[w] <= common]
+        return " OR ".join(f'"{w}"' for w in kept)
 
     def coverage(self, texts: list[str]) -> float:
         """The largest share of the question's IDF weight that one of `texts` contains."""
