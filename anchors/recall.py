@@ -271,7 +271,11 @@ class LexicalView:
         barely move BM25, and every learning they match must be scored."""
         # MATCH gets the words, not the stems: FTS5 stems them itself, and Porter applied twice
         # is not always the same as once.
-        stem_of = dict(zip(self.words, self.stems)) if len(self.words) == len(self.stems) else {}
+        stem_of = (
+            dict(zip(self.words, self.stems, strict=True))
+            if len(self.words) == len(self.stems)
+            else {}
+        )
         df = {w: self.df.get(stem_of.get(w, ""), 0) for w in self.words}
         rarest = set(sorted(self.words, key=lambda w: df[w])[:4])
         common = max(self.total / 20, 50)
