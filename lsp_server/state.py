@@ -142,7 +142,7 @@ class RepoContext:
     # working tree and its history: the commit and author that changed the code, or where it went
     evidence: dict[tuple[str, int, str, str], Resolution] = field(default_factory=dict)
 
-    _head: tuple[float, str] = (0.0, "")
+    head_cache: tuple[float, str] = field(default=(0.0, ""), repr=False)  # (read at, commit)
 
     def head(self) -> str:
         """HEAD's commit, re-read at most every HEAD_TTL seconds: a re-resolve after each pause
@@ -152,9 +152,9 @@ class RepoContext:
         from anchors import git
 
         now = time.monotonic()
-        if now - self._head[0] > HEAD_TTL:
-            self._head = (now, git.head_commit(self.root))
-        return self._head[1]
+        if now - self.head_cache[0] > HEAD_TTL:
+            self.head_cache = (now, git.head_commit(self.root))
+        return self.head_cache[1]
 
     def contains(self, head: str, commit: str) -> bool:
         """Whether `commit` is HEAD or an ancestor of it (True when unknown: no pending then)."""
@@ -286,10 +286,12 @@ class ServerState:
         doc.path = path_of_uri(uri)
         if doc.path is None:
             doc.note = "not a file on disk"
+            log.info("%s: %s; no learnings shown", uri, doc.note)
         else:
             doc.repo = self.repo_for(doc.path)
             if doc.repo is None:
                 doc.note = "not inside a git repository"
+                log.info("%s: %s; no learnings shown", uri, doc.note)
             else:
                 try:
                     doc.rel = doc.path.resolve().relative_to(doc.repo.root).as_posix()

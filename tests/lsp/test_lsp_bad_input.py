@@ -41,6 +41,7 @@ async def still_serving(client: LanguageClient, project: Project) -> None:
 async def test_untitled_document(client: LanguageClient, project: Project) -> None:
     uri = open_doc(client, project.pay, uri="untitled:Untitled-1")
     assert await wait_for_diagnostics(client, uri) == []
+    assert any("not a file on disk" in m.message for m in client.log_messages)
     assert await client.text_document_hover_async(hover_params(uri, 0)) is None
     lenses = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
