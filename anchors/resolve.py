@@ -150,6 +150,16 @@ class Resolver:
             )
         return self._base_versions[commit]
 
+    def anchored(self, base: str, path: str) -> tuple[list[Symbol], bytes | None, str]:
+        """`path` as it was at the anchor's commit `base`, parsed once. When no commit since
+        `base` changed the file, that is the file at the version's commit: anchors verified at
+        many different commits then share one read and one parse."""
+        target = self.version.commit
+        committed = self.history.committed_changes(base)
+        if target and committed is not None and path not in committed.changed:
+            return self.parsed(self._at(target), path)
+        return self.parsed(self._at(base), path)
+
     def parsed(self, version: Version, path: str) -> tuple[list[Symbol], bytes | None, str]:
         """(symbols, source, note) of `path` in `version`, parsed once per resolver."""
         key = (version.kind + version.commit, path)
@@ -170,7 +180,24 @@ class Resolver:
     def resolve_all(self, anchors: list[Anchor]) -> list[Verdict]:
         """Verdicts for many anchors, in order (git is asked once for all their commits)."""
         self.history.prepare({a.commit for a in anchors if a.commit})
+        self._prefetch(anchors)
         return [self.resolve(a) for a in anchors]
+
+    def _prefetch(self, anchors: list[Anchor]) -> None:
+        """Read in one round trip the versions of changed files that resolution will compare."""
+        target = self.version.commit
+        names = []
+        for a in anchors:
+            if not a.commit or not self.history.known(a.commit):
+                continue
+            if a.path not in self.history.changes_since(a.commit).changed:
+                continue
+            if self.version.kind == "commit":
+                names.append(f"{target}:{a.path}")
+            committed = self.history.committed_changes(a.commit)
+            unchanged = committed is not None and a.path not in committed.changed
+            names.append(f"{target if unchanged and target else a.commit}:{a.path}")
+        self.version.blobs.prefetch(names)
 
     def resolve(self, anchor: Anchor) -> Verdict:
         """The verdict for one anchor."""
@@ -215,7 +242,7 @@ class Resolver:
         """The anchored symbol as it was at `base`, if its fingerprints are the stored ones."""
         if not base or anchor.dirty:
             return None
-        symbols, _, _ = self.parsed(self._at(base), anchor.path)
+        symbols, _, _ = self.anchored(base, anchor.path)
         for s in symbols:
             if s.name == anchor.symbol and s.body_fp == anchor.fingerprint.get("body", s.body_fp):
                 return s
@@ -255,9 +282,7 @@ class Resolver:
                 detail = f"{anchor.symbol} not found: {path_now} has a syntax error"
                 return Verdict("stale", anchor, None, detail, changes=["syntax-error"])
             old = self._old_symbol(anchor, base)
-            old_names = (
-                {s.name for s in self.parsed(self._at(base), anchor.path)[0]} if base else set()
-            )
+            old_names = {s.name for s in self.anchored(base, anchor.path)[0]} if base else set()
             candidates = [s for s in symbols if s.name not in old_names]
             match = self._best(anchor, old, candidates, RENAME_SIMILARITY, RENAME_SIMILARITY)
             if match is not None:
@@ -372,7 +397,7 @@ class Resolver:
         verdict = Verdict(status, anchor, location, changes=changes)
         if old is not None:
             verdict.similarity = similarity(old.body_norm, now.body_norm)
-            _, old_source, _ = self.parsed(self._at(base), anchor.path)
+            _, old_source, _ = self.anchored(base, anchor.path)
             _, new_source, _ = self.parsed(self.version, path)
             if old_source is not None and new_source is not None and status != "fresh":
                 verdict.lines_added, verdict.lines_removed = line_counts(

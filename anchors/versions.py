@@ -82,9 +82,36 @@ def parse_name_status(tokens: list[str], reverse: bool = False) -> Changes:
 class BlobReader:
     """One `git cat-file --batch` process answering many `REV:PATH` reads."""
 
+    BATCH = 200  # names per prefetch: their answers must not fill both pipes at once
+
     def __init__(self, root: Path) -> None:
         self.root = root
         self._proc: subprocess.Popen[bytes] | None = None
+        self._ready: dict[str, tuple[bytes | None, int]] = {}
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                cwd=str(self.root),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={**os.environ, "LC_ALL": "C"},
+            )
+        return self._proc
+
+    def prefetch(self, names: list[str]) -> None:
+        """Ask for many objects in one round trip (each answer waits in memory for `read`)."""
+        todo = [n for n in dict.fromkeys(names) if n not in self._ready and "\n" not in n]
+        for i in range(0, len(todo), self.BATCH):
+            chunk = todo[i : i + self.BATCH]
+            proc = self._start()
+            assert proc.stdin is not None
+            proc.stdin.write(b"".join(n.encode("utf-8", "surrogateescape") + b"\n" for n in chunk))
+            proc.stdin.flush()
+            for name in chunk:
+                self._ready[name] = self._answer()
 
     def read(self, name: str) -> bytes | None:
         """The content of the object called `name` (e.g. `HEAD:src/a.py`), or None if missing.
@@ -99,19 +126,17 @@ class BlobReader:
         """(content or None, size): None when missing, not a blob, or over MAX_SOURCE_BYTES."""
         if "\n" in name:
             return None, 0
-        if self._proc is None:
-            self._proc = subprocess.Popen(
-                ["git", "cat-file", "--batch"],
-                cwd=str(self.root),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
+        if name in self._ready:
+            return self._ready.pop(name)
+        proc = self._start()
+        assert proc.stdin is not None
         proc.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
         proc.stdin.flush()
+        return self._answer()
+
+    def _answer(self) -> tuple[bytes | None, int]:
+        proc = self._start()
+        assert proc.stdout is not None
         header = proc.stdout.readline().decode("utf-8", "replace").split()
         if len(header) != 3:  # "<name> missing" / "ambiguous"
             return None, 0
@@ -325,6 +350,13 @@ class History:
                 ]
         return self._untracked
 
+    def committed_changes(self, commit: str) -> Changes | None:
+        """Files that commits since `commit` left different at the version's commit (None when
+        `commit` is unknown here)."""
+        if commit not in self._known:
+            self.prepare({commit})
+        return self._commit_changes.get(commit)
+
     def changes_since(self, commit: str) -> Changes:
         """Files that differ between `commit` and the version (cached per commit)."""
         merged = self._merged.get(commit)
@@ -342,7 +374,7 @@ class History:
         target = self.version.commit
         if not target or commit == target or not self.known(commit):
             return []
-        committed = self._commit_changes.get(commit)
+        committed = self.committed_changes(commit)
         if committed is not None and not committed.changed.intersection(paths):
             # No commit since `commit` left these files different: nothing to show, no git call.
             return []
