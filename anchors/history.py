@@ -28,9 +28,11 @@ editing its words is.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,6 +124,13 @@ def parse_spec(spec: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- reading git
 
 
+def _git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    env["LC_ALL"] = "C"
+    return env
+
+
 class BlobReader:
     """One `git cat-file --batch` process for the whole walk; parsed symbols cached per blob."""
 
@@ -131,8 +140,10 @@ class BlobReader:
         self._versions: dict[tuple[str, str], Version] = {}
         self._raw: dict[str, bytes] = {}
 
-    def read(self, spec: str) -> tuple[str, bytes] | None:
-        """(blob sha, content) of `spec` (a blob sha or `REV:PATH`), or None when missing."""
+    def _object(self, spec: str) -> tuple[str, str, bytes] | None:
+        """(sha, type, content) of an object name, or None when git does not know it."""
+        if "\n" in spec:
+            return None
         if self._proc is None:
             self._proc = subprocess.Popen(
                 ["git", "cat-file", "--batch"],
@@ -140,19 +151,42 @@ class BlobReader:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
+                env=_git_env(),
             )
         proc = self._proc
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
         proc.stdin.flush()
         header = proc.stdout.readline().split()
-        if len(header) < 3 or header[1] != b"blob":
-            if len(header) >= 3:  # a tree or commit: skip its content
-                proc.stdout.read(int(header[2]) + 1)
+        if len(header) < 3 or not header[2].isdigit():
             return None
-        size = int(header[2])
-        data = proc.stdout.read(size + 1)[:-1]
-        return header[0].decode(), data
+        data = proc.stdout.read(int(header[2]) + 1)[:-1]
+        return header[0].decode(), header[1].decode(), data
+
+    def read(self, spec: str) -> tuple[str, bytes] | None:
+        """(blob sha, content) of `spec` (a blob sha or `REV:PATH`), or None when missing."""
+        got = self._object(spec)
+        if got is None or got[1] != "blob":
+            return None
+        return got[0], got[2]
+
+    def commit(self, rev: str) -> str | None:
+        """The full sha of REV's commit (REV peeled to a commit), or None."""
+        got = self._object(f"{rev}^{{commit}}")
+        return got[0] if got is not None and got[1] == "commit" else None
+
+    def parents(self, sha: str) -> list[str]:
+        """The parents of a commit, as recorded in it (not rewritten)."""
+        got = self._object(sha)
+        if got is None or got[1] != "commit":
+            return []
+        parents: list[str] = []
+        for line in got[2].split(b"\n"):
+            if not line:
+                break  # the end of the headers
+            if line.startswith(b"parent "):
+                parents.append(line[7:].decode())
+        return parents
 
     def version(self, blob: str, language: str, base: Version | None = None) -> Version:
         """The parsed version of a blob (parsed once per blob sha; incrementally from `base`,
@@ -193,6 +227,59 @@ class BlobReader:
             self._proc = None
 
 
+Hunk = tuple[int, int, int, int]  # (old_start, old_count, new_start, new_count), as git says
+
+
+@dataclass
+class _Patch:
+    """One file's diff in one commit (against one parent), with zero lines of context."""
+
+    old_blob: str | None  # None: the file was added (or only its mode changed: "same")
+    new_blob: str | None
+    hunks: list[Hunk]
+    raw: bytes = b""
+    bodies: list[tuple[int, int]] = field(default_factory=list)  # each hunk's lines in `raw`
+
+    def old_lines(self, index: int) -> list[bytes]:
+        """The lines hunk `index` removed, each with its newline (as they were in the parent)."""
+        start, end = self.bodies[index]
+        lines: list[bytes] = []
+        for line in self.raw[start:end].split(b"\n"):
+            if line.startswith(b"-"):
+                lines.append(line[1:] + b"\n")
+            elif line.startswith(b"\\") and lines:  # "\ No newline at end of file"
+                lines[-1] = lines[-1][:-1]
+        return lines[: self.hunks[index][1]]
+
+
+def _parse_patch(patch: bytes) -> _Patch:
+    """The blobs and hunks of one file's `-U0 --full-index` diff."""
+    old_blob = new_blob = None
+    match = _INDEX.search(patch)
+    if match:
+        old_blob, new_blob = match.group(1).decode(), match.group(2).decode()
+        if _ZERO.match(old_blob):
+            old_blob = None
+    elif patch.strip():
+        old_blob = new_blob = "same"  # a mode change only
+    hunks: list[Hunk] = []
+    bodies: list[tuple[int, int]] = []
+    for m in _HUNK.finditer(patch):
+        hunks.append(
+            (
+                int(m.group(1)),
+                int(m.group(2)) if m.group(2) is not None else 1,
+                int(m.group(3)),
+                int(m.group(4)) if m.group(4) is not None else 1,
+            )
+        )
+        body = patch.find(b"\n", m.end()) + 1 or len(patch)
+        if bodies:
+            bodies[-1] = (bodies[-1][0], m.start())
+        bodies.append((body, len(patch)))
+    return _Patch(old_blob, new_blob, hunks, patch, bodies)
+
+
 @dataclass
 class _Commit:
     sha: str
@@ -200,54 +287,198 @@ class _Commit:
     author: str
     date: str
     timestamp: int
-    old_blob: str | None  # None: the file was added here (or only its mode changed: "same")
-    new_blob: str | None
-    hunks: list[tuple[int, int, int, int]]  # (old_start, old_count, new_start, new_count)
+    patch: _Patch  # against the first parent; empty for a merge
+
+    @property
+    def old_blob(self) -> str | None:
+        return self.patch.old_blob
+
+    @property
+    def hunks(self) -> list[Hunk]:
+        return self.patch.hunks
 
 
-def _file_log(root: Path, rev: str, path: str) -> dict[str, _Commit]:
-    """The commits that touched PATH in the history of REV, with their hunks, by sha."""
-    proc = git.run(
-        [
-            "-c", "core.quotePath=false", "log", "--parents", "--no-renames", "-p", "-U0",
-            "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
-            "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
-        ],
-        root,
-    )  # fmt: skip
-    commits: dict[str, _Commit] = {}
-    for record in proc.stdout.split(b"\x00")[1:]:
-        head, _, patch = record.partition(b"\x1f\n") if b"\x1f\n" in record else (record, b"", b"")
-        fields = head.decode("utf-8", "replace").split("\x1f")
-        shas = fields[0].split()
-        old_blob = new_blob = None
-        match = _INDEX.search(patch)
-        if match:
-            old_blob, new_blob = match.group(1).decode(), match.group(2).decode()
-            if _ZERO.match(old_blob):
-                old_blob = None
-        elif patch.strip():
-            old_blob = new_blob = "same"  # a mode change only
-        hunks = [
-            (
-                int(m.group(1)),
-                int(m.group(2)) if m.group(2) is not None else 1,
-                int(m.group(3)),
-                int(m.group(4)) if m.group(4) is not None else 1,
-            )
-            for m in _HUNK.finditer(patch)
-        ]
-        commits[shas[0]] = _Commit(
-            sha=shas[0],
-            parents=shas[1:],
-            author=fields[1] if len(fields) > 1 else "",
-            date=fields[2] if len(fields) > 2 else "",
-            timestamp=int(fields[3]) if len(fields) > 3 and fields[3].isdigit() else 0,
-            old_blob=old_blob,
-            new_blob=new_blob,
-            hunks=hunks,
-        )
-    return commits
+class _FileLog:
+    """`git log -p -U0 --parents REV -- PATH`: the commits that touched PATH, with their hunks.
+
+    The process starts at once and its output is read as the walk asks for commits, so git
+    walks the history while the caller parses versions; merges are announced to `on_merge` as
+    they arrive (to ask for their diffs early).
+    """
+
+    def __init__(self, root: Path, rev: str, path: str) -> None:
+        env = _git_env()
+        env["GIT_FLUSH"] = "1"  # each commit as soon as git has it
+        self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
+            [
+                "git", "-c", "core.quotePath=false", "log", "--parents", "--no-renames", "-p",
+                "-U0", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
+                "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
+            ],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )  # fmt: skip
+        self.rev = rev
+        self.path = path
+        self.tip: str | None = None
+        self._commits: dict[str, _Commit] = {}
+        self._merges: list[_Commit] = []
+        self._on_merge: Callable[[_Commit], None] | None = None
+        self._pending = b""
+        self._eof = False
+
+    def on_merge(self, callback: Callable[[_Commit], None]) -> None:
+        """Call `callback` with every merge commit read so far and from now on."""
+        self._on_merge = callback
+        for merge in self._merges:
+            callback(merge)
+
+    def get(self, sha: str) -> _Commit | None:
+        """The commit, reading git's output until it has arrived whole (None if it never does)."""
+        while sha not in self._commits and not self._eof:
+            self._read()
+        return self._commits.get(sha)
+
+    def first(self) -> str | None:
+        """The newest commit that touched the file (None: none did)."""
+        while self.tip is None and not self._eof:
+            self._read()
+        return self.tip
+
+    def _read(self) -> None:
+        proc = self._proc
+        chunk = os.read(proc.stdout.fileno(), 1 << 16) if proc and proc.stdout else b""
+        if not chunk:
+            self._eof = True
+            records, self._pending = self._pending, b""
+            self.close()
+        else:
+            data = self._pending + chunk
+            # A record is whole when the next one begins: keep the last one for later.
+            cut = data.rfind(b"\x00")
+            if cut <= 0:
+                self._pending = data
+                return
+            records, self._pending = data[:cut], data[cut:]
+        for record in records.split(b"\x00")[1:]:
+            commit = _parse_record(record)
+            if self.tip is None:
+                self.tip = commit.sha
+            self._commits[commit.sha] = commit
+            if len(commit.parents) > 1:
+                self._merges.append(commit)
+                if self._on_merge is not None:
+                    self._on_merge(commit)
+
+    def close(self) -> None:
+        """Stop git (the walk needs no more) and reap it."""
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            if self._proc.stdout:
+                self._proc.stdout.close()
+            self._proc.wait()
+            self._proc = None
+
+
+def _parse_record(record: bytes) -> _Commit:
+    head, _, patch = record.partition(b"\x1f\n") if b"\x1f\n" in record else (record, b"", b"")
+    fields = head.decode("utf-8", "replace").split("\x1f")
+    shas = fields[0].split()
+    return _Commit(
+        sha=shas[0],
+        parents=shas[1:],
+        author=fields[1] if len(fields) > 1 else "",
+        date=fields[2] if len(fields) > 2 else "",
+        timestamp=int(fields[3]) if len(fields) > 3 and fields[3].isdigit() else 0,
+        patch=_parse_patch(patch),
+    )
+
+
+class _MergeDiffs:
+    """`git diff-tree --stdin` for one path: a merge's diff against each of its parents (git log
+    -p shows none for merges). One process for the walk; requests are written as soon as the
+    log shows a merge and a thread collects the answers, so they are usually ready when the
+    walk reaches the merge."""
+
+    _END = b"::tether-end::"
+
+    def __init__(self, root: Path, path: str) -> None:
+        self._root = root
+        self._path = path
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
+        self._asked: dict[tuple[str, str], int] = {}
+        self._answers: list[bytes] = []
+        self._ready = threading.Condition()
+        self._done = False
+
+    def prefetch(self, merge: _Commit) -> None:
+        """Ask for the diffs of a merge against each of its parents."""
+        for parent in merge.parents:
+            self._ask(merge.sha, parent)
+
+    def _ask(self, commit: str, parent: str) -> int:
+        key = (commit, parent)
+        index = self._asked.get(key)
+        if index is not None:
+            return index
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                [
+                    "git", "-c", "core.quotePath=false", "diff-tree", "--stdin", "-p", "-U0",
+                    "--no-commit-id", "--no-renames", "--full-index", "--no-color",
+                    "--no-ext-diff", "--no-textconv", "--", self._path,
+                ],
+                cwd=self._root,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=_git_env(),
+            )  # fmt: skip
+            self._reader = threading.Thread(target=self._collect, daemon=True)
+            self._reader.start()
+        assert self._proc.stdin is not None
+        index = self._asked[key] = len(self._asked)
+        # A line that is not an object name is echoed back after the diff: the end marker.
+        self._proc.stdin.write(f"{commit} {parent}\n".encode() + self._END + b"\n")
+        self._proc.stdin.flush()
+        return index
+
+    def _collect(self) -> None:
+        assert self._proc is not None and self._proc.stdout is not None
+        chunks: list[bytes] = []
+        for line in self._proc.stdout:
+            if line.rstrip(b"\n") == self._END:
+                with self._ready:
+                    self._answers.append(b"".join(chunks))
+                    self._ready.notify_all()
+                chunks = []
+            else:
+                chunks.append(line)
+        with self._ready:
+            self._done = True
+            self._ready.notify_all()
+
+    def diff(self, commit: str, parent: str) -> _Patch:
+        """The diff of the path from `parent` to `commit`."""
+        index = self._ask(commit, parent)
+        with self._ready:
+            while len(self._answers) <= index and not self._done:
+                self._ready.wait()
+            raw = self._answers[index] if index < len(self._answers) else b""
+        return _parse_patch(raw)
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.stdin:
+                self._proc.stdin.close()
+            if self._reader is not None:
+                self._reader.join()
+            self._proc.wait()
+            self._proc = None
 
 
 # --------------------------------------------------------------------------- comparing versions
@@ -264,19 +495,43 @@ class Version:
     """
 
     def __init__(
-        self, blob: str, source: bytes, language: str, base: Version | None = None
+        self,
+        blob: str,
+        source: bytes,
+        language: str,
+        base: Version | None = None,
+        snippet: bool = False,
     ) -> None:
         self.blob = blob
         self.language = language
+        self.snippet = snippet  # a symbol's lines under its enclosing declarations, not a file
         self._source = source
         self._base = base
         self._tree: Tree | None = None
         self._symbols: list[Symbol] | None = None
+        self._lines: list[bytes] | None = None
         self._norms: dict[tuple[int, int, str], str] = {}
 
     @property
     def source(self) -> bytes:
         return self._source
+
+    @property
+    def lines(self) -> list[bytes]:
+        """The source's lines, each with its newline (split on newlines only, as git does)."""
+        if self._lines is None:
+            self.symbols  # noqa: B018 - the parsed source may differ (invalid UTF-8 repaired)
+            parts = self._source.split(b"\n")
+            self._lines = [part + b"\n" for part in parts[:-1]]
+            if parts[-1]:
+                self._lines.append(parts[-1])
+        return self._lines
+
+    @property
+    def has_error(self) -> bool:
+        """Whether the parse needed error recovery (a syntax error or a missing token)."""
+        self.symbols  # noqa: B018 - parses
+        return self._tree is None or self._tree.root_node.has_error
 
     @property
     def symbols(self) -> list[Symbol]:
@@ -456,11 +711,11 @@ def _best_match(
     return (best[1], best[2]) if best else None
 
 
-def _enclosing_lines(symbols: list[Symbol], name: str) -> tuple[int, ...]:
-    """Start lines of the definitions that qualify `name` (their header is part of the name)."""
+def _enclosing(symbols: list[Symbol], name: str) -> list[Symbol]:
+    """The definitions that qualify `name`, outermost first (their header is part of the name)."""
     parts = name.split(".")
     prefixes = {".".join(parts[:i]) for i in range(1, len(parts))}
-    return tuple(s.start_line for s in symbols if s.name in prefixes)
+    return [s for s in symbols if s.name in prefixes]
 
 
 # --------------------------------------------------------------------------- the walk
@@ -468,36 +723,60 @@ def _enclosing_lines(symbols: list[Symbol], name: str) -> tuple[int, ...]:
 
 @dataclass
 class _State:
-    """Where the symbol is in one version of a file."""
+    """Where the symbol is in one version of a file.
+
+    `header` is the text of the enclosing definitions' declarations (the lines from each one's
+    start to its body) and `header_spans` their lines here: with the symbol's own lines they
+    make a small source that parses to the same qualified symbol (see `_Walker.snippet_step`).
+    """
 
     path: str
     found: _Found  # the last parsed version of it (same code as here)
     start: int
     end: int
-    headers: tuple[int, ...]
+    headers: tuple[int, ...]  # start lines of the enclosing definitions
+    header_spans: tuple[tuple[int, int], ...] = ()
+    header: bytes | None = None  # None: no usable header text (always parse the whole file)
 
     @classmethod
     def of(cls, path: str, found: _Found) -> _State:
-        sym = found.symbol
-        headers = _enclosing_lines(found.version.symbols, sym.name)
-        return cls(path, found, sym.start_line, sym.end_line, headers)
+        sym, version = found.symbol, found.version
+        outer = _enclosing(version.symbols, sym.name)
+        headers = tuple(s.start_line for s in outer)
+        spans: list[tuple[int, int]] = []
+        header: bytes | None = b""
+        source = version.source
+        for enclosing in outer:
+            body_line = source.count(b"\n", 0, enclosing.body_start) + 1
+            # Python's body begins on the line after the colon; a brace body on its own line.
+            last = body_line - 1 if version.language == "python" else body_line
+            if enclosing.body_start >= enclosing.end_byte or last < enclosing.start_line:
+                header = None
+                break
+            spans.append((enclosing.start_line, last))
+            if header is not None:
+                header += b"".join(version.lines[enclosing.start_line - 1 : last])
+        return cls(path, found, sym.start_line, sym.end_line, headers, tuple(spans), header)
 
-    def shifted(self, hunks: list[tuple[int, int, int, int]]) -> _State:
+    def shifted(self, hunks: list[Hunk]) -> _State:
         return _State(
             self.path,
             self.found,
             _shift(self.start, hunks),
             _shift(self.end, hunks),
             tuple(_shift(h, hunks) for h in self.headers),
+            tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in self.header_spans),
+            self.header,
         )
 
 
-def _touches(state: _State, hunks: list[tuple[int, int, int, int]], margin: int = 1) -> bool:
-    """Whether any hunk (new-side lines) touches the symbol, its neighbours or its qualifiers."""
-    lo, hi = state.start - margin, state.end + margin
+def _touches(state: _State, hunks: list[Hunk]) -> bool:
+    """Whether any hunk (new-side lines) touches the symbol's lines or its qualifiers' first
+    lines. A hunk beside the symbol leaves its text whole: it is found by line shifting."""
+    lo, hi = state.start, state.end
     for _, _, new_start, new_count in hunks:
         if new_count == 0:  # a deletion after line new_start
-            if lo <= new_start <= state.end + margin - 1:
+            if lo <= new_start <= hi - 1:
                 return True
             if any(h == new_start or h == new_start + 1 for h in state.headers):
                 return True
@@ -510,7 +789,7 @@ def _touches(state: _State, hunks: list[tuple[int, int, int, int]], margin: int 
     return False
 
 
-def _shift(line: int, hunks: list[tuple[int, int, int, int]]) -> int:
+def _shift(line: int, hunks: list[Hunk]) -> int:
     """Map a new-side line that no hunk touches to its old-side number."""
     delta = 0
     for _, old_count, new_start, new_count in hunks:
@@ -520,12 +799,32 @@ def _shift(line: int, hunks: list[tuple[int, int, int, int]]) -> int:
     return line - delta
 
 
+def _inside(hunk: Hunk, first: int, last: int) -> bool:
+    """Whether a hunk changes only lines strictly between `first` and `last` (which it keeps)."""
+    _, _, new_start, new_count = hunk
+    if new_count == 0:  # removed lines after new_start
+        return first <= new_start < last
+    return first < new_start and new_start + new_count - 1 < last
+
+
+def _overlaps(hunk: Hunk, first: int, last: int) -> bool:
+    _, _, new_start, new_count = hunk
+    if new_count == 0:
+        return first <= new_start < last
+    return new_start <= last and new_start + new_count - 1 >= first
+
+
+# Closing text appended after the symbol for each enclosing declaration, so that the small source
+# parses without error.
+_CLOSERS = {"python": b"", "c": b"\n};", "cpp": b"\n};"}
+
+
 class _Walker:
-    def __init__(self, root: Path, blobs: BlobReader) -> None:
+    def __init__(self, root: Path, blobs: BlobReader, git_dir: Path | None = None) -> None:
         self.root = root
         self.blobs = blobs
         self.entries: dict[str, HistoryEntry] = {}
-        self.shallow = _shallow_commits(root)
+        self.shallow = _shallow_commits(root, git_dir)
         self.boundary: list[str] = []
 
     def record(self, commit: _Commit, kinds: list[str], state: _State) -> None:
@@ -542,16 +841,39 @@ class _Walker:
             timestamp=commit.timestamp,
         )
 
-    def walk_file(self, rev: str, state: _State, visited: set[tuple[str, str]]) -> None:
+    def walk_file(
+        self,
+        rev: str,
+        state: _State,
+        visited: set[tuple[str, str]],
+        log: _FileLog | None = None,
+    ) -> None:
         """Follow `state` (the symbol as of REV) back through the commits that touched its file."""
         path = state.path
         language = language_for_path(path) or ""
-        log = _file_log(self.root, rev, path)
-        if not log:
-            return
+        log = log or _FileLog(self.root, rev, path)
+        merges = _MergeDiffs(self.root, path)
+        try:
+            tip = log.first()
+            if tip is not None:
+                log.on_merge(merges.prefetch)
+                self._walk(log, tip, merges, state, language, visited)
+        finally:
+            log.close()
+            merges.close()
+
+    def _walk(
+        self,
+        log: _FileLog,
+        tip: str,
+        merges: _MergeDiffs,
+        state: _State,
+        language: str,
+        visited: set[tuple[str, str]],
+    ) -> None:
+        path = state.path
         # The first listed commit is the tip of the simplified history; REV itself may not have
         # touched the file, in which case its content is the tip's.
-        tip = next(iter(log))
         stack: list[tuple[str, _State]] = [(tip, state)]
         while stack:
             sha, cur = stack.pop()
@@ -562,7 +884,7 @@ class _Walker:
             if commit is None:
                 continue
             if len(commit.parents) > 1:
-                stack.extend(self.merge(commit, cur))
+                stack.extend(self.merge(commit, cur, merges, language))
                 continue
             if commit.old_blob is None:  # the file appears here
                 self.origin(commit, cur, visited)
@@ -575,37 +897,91 @@ class _Walker:
                 if parent is not None:
                     stack.append((parent, cur.shifted(commit.hunks)))
                 continue
-            # A hunk beside the symbol (not in it) leaves its text whole in the parent: find
-            # it there without parsing.
-            if not _touches(cur, commit.hunks, margin=0):
-                unchanged = self.unchanged_in(commit.old_blob, cur)
-                if unchanged is not None:
-                    if parent is not None:
-                        stack.append((parent, unchanged))
-                    continue
-            old = self.blobs.version(commit.old_blob, language, base=cur.found.version)
-            new = self.blobs.version(commit.new_blob or "", language, base=cur.found.version)
-            match = self.locate(cur.found, old, new)
-            if match is None:
+            step = self.step(commit.patch, cur, language)
+            if step is None:
                 self.origin(commit, cur, visited)
                 continue
-            kinds = _differences(match, cur.found)
-            if match.name != cur.found.name:
-                kinds.insert(0, "rename")
+            kinds, older = step
             self.record(commit, kinds, cur)
             if parent is not None:
-                stack.append((parent, _State.of(path, match)))
+                stack.append((parent, older))
 
-    def unchanged_in(self, blob: str, cur: _State) -> _State | None:
-        """The state in the parent when the symbol's exact text is there once, else None."""
-        text = cur.found.version.text_of(cur.found.symbol)
-        data = self.blobs.raw(blob)
-        at = data.find(text)
-        if at < 0 or data.find(text, at + 1) >= 0:
+    def step(self, patch: _Patch, cur: _State, language: str) -> tuple[list[str], _State] | None:
+        """Through a diff that touches the symbol: (change kinds, the symbol before it), or None
+        when the symbol was not in the file before."""
+        older = self.snippet_step(patch, cur, language)
+        if older is not None:
+            return _differences(older.found, cur.found), older
+        assert patch.old_blob is not None
+        base = cur.found.version if not cur.found.version.snippet else None
+        old = self.blobs.version(patch.old_blob, language, base=base)
+        blob = patch.new_blob
+        new = self.blobs.version(blob, language, base=base) if blob else None
+        match = self.locate(cur.found, old, new)
+        if match is None:
             return None
-        start = data.count(b"\n", 0, at) + 1
-        headers = tuple(h - (cur.start - start) for h in cur.headers)
-        return _State(cur.path, cur.found, start, start + (cur.end - cur.start), headers)
+        kinds = _differences(match, cur.found)
+        if match.name != cur.found.name:
+            kinds.insert(0, "rename")
+        return kinds, _State.of(cur.path, match)
+
+    def snippet_step(self, patch: _Patch, cur: _State, language: str) -> _State | None:
+        """The symbol before `patch`, without reading or parsing the whole file, when the patch
+        changed only lines strictly inside it (its first and last lines and its qualifiers'
+        declarations untouched): its old lines are its new lines with the hunks undone, and
+        they are parsed alone under the enclosing declarations. None when that does not apply
+        or the small source does not parse to the same symbol (then the whole file is read)."""
+        if cur.header is None or patch.old_blob in (None, "same"):
+            return None
+        hunks = patch.hunks
+        touching: list[int] = []
+        for index, hunk in enumerate(hunks):
+            if any(_overlaps(hunk, a, b + 1) for a, b in cur.header_spans):
+                return None
+            if _overlaps(hunk, cur.start, cur.end + 1):
+                if not _inside(hunk, cur.start, cur.end):
+                    return None
+                touching.append(index)
+        version, sym = cur.found.version, cur.found.symbol
+        new_lines = version.lines[sym.start_line - 1 : sym.end_line]
+        if len(new_lines) != cur.end - cur.start + 1:
+            return None
+        old_lines: list[bytes] = []
+        at = cur.start  # the next new-side line to copy
+        for index in touching:
+            _, _, new_start, new_count = hunks[index]
+            upto = new_start if new_count else new_start + 1
+            old_lines += new_lines[at - cur.start : upto - cur.start]
+            old_lines += patch.old_lines(index)
+            at = new_start + new_count if new_count else new_start + 1
+        old_lines += new_lines[at - cur.start :]
+        if not old_lines or not old_lines[-1].endswith(b"\n"):
+            return None
+        header = cur.header
+        depth = len(cur.header_spans)
+        closer = _CLOSERS.get(language, b"\n}") * depth
+        source = header + b"".join(old_lines) + closer
+        snippet = Version("", source, language, snippet=True)
+        first = header.count(b"\n") + 1
+        last = first + len(old_lines) - 1
+        hits = [s for s in snippet.symbols if s.name == cur.found.name]
+        if (
+            len(hits) != 1
+            or snippet.has_error
+            or hits[0].start_line != first
+            or hits[0].end_line != last
+        ):
+            return None
+        start = _shift(cur.start, hunks)
+        return _State(
+            cur.path,
+            _Found(hits[0], snippet),
+            start,
+            start + len(old_lines) - 1,
+            tuple(_shift(h, hunks) for h in cur.headers),
+            tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in cur.header_spans),
+            header,
+        )
 
     def locate(self, target: _Found, old: Version, new: Version | None) -> _Found | None:
         """The symbol in the parent's file that `target` came from: same name, else a rename."""
@@ -647,36 +1023,33 @@ class _Walker:
             return siblings[0]
         return None
 
-    def merge(self, commit: _Commit, cur: _State) -> list[tuple[str, _State]]:
+    def merge(
+        self, commit: _Commit, cur: _State, merges: _MergeDiffs, language: str
+    ) -> list[tuple[str, _State]]:
         """A merge that touched the file: a change only if it differs from every parent."""
         follow: list[tuple[str, _State]] = []
         same_as_a_parent = False
-        first: _Found | None = None
-        here = self.blobs.version_at(commit.sha, cur.path)
+        first: list[str] | None = None
         for index, parent in enumerate(commit.parents):
-            got = self.blobs.read(f"{parent}:{cur.path}")
-            if got is None:
+            patch = merges.diff(commit.sha, parent)
+            if patch.old_blob is None and patch.hunks:  # the file is not in this parent
                 continue
-            quick = self.unchanged_in(got[0], cur)
-            if quick is not None:
+            if patch.old_blob in (None, "same") or not _touches(cur, patch.hunks):
                 same_as_a_parent = True
-                follow.append((parent, quick))
+                follow.append((parent, cur.shifted(patch.hunks)))
                 continue
-            old = self.blobs.version(got[0], cur.found.version.language)
-            match = self.locate(cur.found, old, here)
-            if match is None:
+            step = self.step(patch, cur, language)
+            if step is None:
                 continue
+            kinds, older = step
             if index == 0:
-                first = match
-            if match.name == cur.found.name and not _differences(match, cur.found):
+                first = kinds
+            if not kinds and older.found.name == cur.found.name:
                 same_as_a_parent = True
-            follow.append((parent, _State.of(cur.path, match)))
+            follow.append((parent, older))
         if not same_as_a_parent:
             if first is not None:
-                kinds = _differences(first, cur.found)
-                if first.name != cur.found.name:
-                    kinds.insert(0, "rename")
-                self.record(commit, kinds or ["body"], cur)
+                self.record(commit, first or ["body"], cur)
             elif not follow:
                 self.record(commit, ["introduced"], cur)
         return follow
@@ -687,11 +1060,11 @@ class _Walker:
         if sha in self.shallow:
             self.boundary.append(sha)
             return
-        real = git.run(["rev-parse", "-q", "--verify", f"{sha}^"], self.root, check=False)
-        parent = real.stdout.decode().strip()
-        if real.returncode != 0 or not parent:
+        parents = self.blobs.parents(sha)
+        if not parents:
             self.record(commit, ["introduced"], cur)
             return
+        parent = parents[0]
         changes = _tree_changes(self.root, parent, sha)
         # 1. The file was renamed (git's rename detection over the whole commit).
         for status, old_path, new_path in changes:
@@ -799,9 +1172,15 @@ def _diff_text(root: Path, parent: str, sha: str, path: str) -> bytes:
     return git.run(["diff", "-U0", "--no-color", parent, sha, "--", path], root, check=False).stdout
 
 
-def _shallow_commits(root: Path) -> set[str]:
-    path = git.out(["rev-parse", "--git-path", "shallow"], root)
-    shallow = Path(path) if Path(path).is_absolute() else root / path
+def _shallow_commits(root: Path, git_dir: Path | None = None) -> set[str]:
+    """The shallow boundary commits (none in a full clone)."""
+    if git_dir is None and (root / ".git").is_dir():
+        git_dir = root / ".git"
+    if git_dir is not None:
+        shallow = git_dir / "shallow"
+    else:  # a linked worktree or a bare repository: ask git where the file is
+        path = git.out(["rev-parse", "--git-path", "shallow"], root)
+        shallow = Path(path) if Path(path).is_absolute() else root / path
     try:
         return set(shallow.read_text().split())
     except OSError:
@@ -811,13 +1190,17 @@ def _shallow_commits(root: Path) -> set[str]:
 # --------------------------------------------------------------------------- entry point
 
 
-def resolve_rev(root: Path, rev: str) -> str:
+def resolve_rev(root: Path, rev: str, blobs: BlobReader | None = None) -> str:
     """The full sha of REV's commit, or a HistoryError."""
-    if not rev or rev.startswith("-"):
+    if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0"):
         raise HistoryError(f"bad revision {rev!r}")
-    proc = git.run(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], root, check=False)
-    sha = proc.stdout.decode().strip()
-    if proc.returncode != 0 or not sha:
+    reader = blobs or BlobReader(root)
+    try:
+        sha = reader.commit(rev)
+    finally:
+        if blobs is None:
+            reader.close()
+    if not sha:
         raise HistoryError(f"unknown revision {rev!r}")
     return sha
 
@@ -844,26 +1227,31 @@ def _normpath(path: str) -> str:
     return os.path.normpath(path)
 
 
-def symbol_history(root: Path, path: str, symbol: str, rev: str = "HEAD") -> History:
+def symbol_history(
+    root: Path, path: str, symbol: str, rev: str = "HEAD", git_dir: Path | None = None
+) -> History:
     """The commits, newest first, that introduced or changed `symbol` of `path` as of `rev`.
 
     `path` is relative to the repository root. Raises HistoryError for a bad REV, a file that
     is not at REV, a language without a grammar, or an unknown symbol (naming the closest).
     """
-    sha = resolve_rev(root, rev)
     language = language_for_path(path)
     if language is None:
         raise HistoryError(f"no grammar for {path}: history needs a symbol in a supported language")
     blobs = BlobReader(root)
+    log: _FileLog | None = None
     try:
+        sha = resolve_rev(root, rev, blobs)
+        # git walks the file's history while the current version is read and parsed.
+        log = _FileLog(root, sha, path)
         version = blobs.version_at(sha, path)
         if version is None:
             raise HistoryError(f"{path} does not exist at {rev}")
         target = next((s for s in version.symbols if s.name == symbol), None)
         if target is None:
             raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols))
-        walker = _Walker(root, blobs)
-        walker.walk_file(sha, _State.of(path, _Found(target, version)), set())
+        walker = _Walker(root, blobs, git_dir)
+        walker.walk_file(sha, _State.of(path, _Found(target, version)), set(), log)
         entries = sorted(walker.entries.values(), key=lambda e: e.timestamp, reverse=True)
         history = History(path=path, symbol=symbol, rev=sha, commits=entries)
         if walker.boundary:
@@ -880,6 +1268,8 @@ def symbol_history(root: Path, path: str, symbol: str, rev: str = "HEAD") -> His
             )
         return history
     finally:
+        if log is not None:
+            log.close()
         blobs.close()
 
 
