@@ -199,3 +199,26 @@ def _ops(repo: Path) -> list[str]:
     return [
         line for f in sorted(ops_dir.glob("*.jsonl")) for line in f.read_text().splitlines() if line
     ]
+
+
+async def test_stale_tool_reports_through_the_cli_contract(repo: Path) -> None:
+    from conftest import git
+
+    (repo / "pay.py").write_text("def charge(order):\n    return order\n")
+    git(repo, "add", "pay.py")
+    git(repo, "commit", "-q", "-m", "pay")
+    from anchors.cli.learnings import parse_anchor
+    from anchors.memory import Memory
+
+    # A person's learning (an agent's first-session notes wait in quarantine, unchecked).
+    memory = Memory.open(repo)
+    added = memory.add(
+        "charge() returns the order unchanged.", anchors=[parse_anchor(repo, "pay.py::charge")[0]]
+    )
+    async with client(repo) as mcp:
+        (repo / "pay.py").write_text("def charge(order, retry):\n    return None\n")
+        report = data(await mcp.call_tool("stale", {}))
+        bad = await mcp.call_tool("stale", {"rev": "--output=/tmp/x"})
+    verdicts = {r["id"]: r["verdict"] for r in report["learnings"]}
+    assert verdicts == {added.id: "stale"}
+    assert "revision, not an option" in error_text(bad)
