@@ -227,8 +227,15 @@ _INLINE_USER = re.compile(
     r"(?:\s-u|--user)\s*[=\s]\s*[\"']?(?P<user>[^\s:\"'$]+):(?P<value>[^\s\"']*)", re.IGNORECASE
 )
 # Candidate tokens stop at "/" and ".", so a URL or a path is judged segment by segment.
+# user:password@ in a URL (detect-secrets' basic-auth pattern leaves out passwords with !, $, ...).
+_URL_CREDENTIALS = re.compile(r"://[^/\s:@\"'<>]{1,64}:(?P<value>[^/\s@\"'<>]{1,128})@[\w.\-\[]")
 _TOKEN = re.compile(r"(?<![\w+~\-])[A-Za-z0-9~][A-Za-z0-9_\-+~]{19,}={0,3}(?![\w+~\-])")
 _FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+# Lower-case only: the keys with vendor prefixes print their hex in lower case, while upper-case
+# hex after a word is usually an id in a URL (API-BD80F56C...).
+_LONG_HEX = re.compile(r"[0-9a-f]{24,}")
+_REDACTED = re.compile(r"[#*xX.]{3,}")
+_PREFIXED_HEX = re.compile(r"0x[0-9a-fA-F]+")  # addresses and hashes written as numbers
 _SEGMENT_SPLIT = re.compile(r"[-_~+]+")
 _WORDLIKE = re.compile(r"[a-z]+|[A-Z][a-z]*|[A-Z]+|\d+|[A-Za-z0-9]{1,4}|[0-9a-f]{6,}|[0-9A-F]{6,}")
 # One case only: digests are printed in one case, keys that happen to be hex flip it at random.
@@ -270,8 +277,8 @@ def _known_format_hits(text: str, public: list[tuple[int, int]]) -> Iterator[Hit
                 continue
             if entropy(whole) < 2.6 or (validator and not validator(value)):
                 continue
-            if _inside(match.start(), public):
-                continue
+            if _inside(match.start(), public) or _REDACTED.match(text, match.end()):
+                continue  # a key shown up to where it was redacted: xoxp-1234-####
             yield Hit(rule, CATEGORY, match.start(), match.end(), f"{description} in the text")
 
 
@@ -285,9 +292,16 @@ def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
 
 def _is_random_token(token: str) -> bool:
     """A bare token that reads as generated key material rather than a name, hash or path."""
-    if _HEX_OR_UUID.fullmatch(token):
+    if _HEX_OR_UUID.fullmatch(token) or _PREFIXED_HEX.fullmatch(token):
         return False  # commit ids, digests and UUIDs are everyday engineering text
     segments = [s for s in _SEGMENT_SPLIT.split(token) if s]
+    if (
+        len(segments) > 1
+        and segments[0].isalpha()
+        and _LONG_HEX.fullmatch(max(segments, key=len))
+        and sum(len(s) >= 13 for s in segments) == 1
+    ):
+        return True  # a vendor prefix glued to one long key: shppa_9f37..., PMAK-b667...
     if all(_WORDLIKE.fullmatch(s) for s in segments):
         return False  # words, numbers and digests joined: api_org_96726c78_4ae3, 2018-250-xoxo
     longest = max(segments, key=len)
@@ -295,11 +309,15 @@ def _is_random_token(token: str) -> bool:
     if letters < len(token) * 0.15:
         return False
     digit_runs = len(re.findall(r"\d+", token))
-    case_switches = len(re.findall(r"[a-z][A-Z]|[A-Z][a-z]", longest))
+    case_switches = len(re.findall(r"(?=[a-z][A-Z]|[A-Z][a-z])", longest))
     # Names keep digits together (curve25519, base64, v2) and change case at word starts
     # (TestGenericApiKey); generated keys scatter digits and flip case all along.
-    if digit_runs < 3 and case_switches < len(longest) * 0.4:
-        return False
+    if digit_runs < 3:
+        # Without scattered digits only case can tell: a key flips it all along, while an
+        # identifier keeps whole words in lower case (NewObjectWithALongName).
+        longest_lower = max((len(r) for r in re.findall(r"[a-z]+", longest)), default=0)
+        if case_switches < len(longest) * 0.4 or longest_lower > 4:
+            return False
     threshold = 3.5 if len(token) < 32 else 3.8
     return entropy(token) >= threshold
 
@@ -337,7 +355,8 @@ def scan(view: FoldedText) -> list[Hit]:
     hits = list(_known_format_hits(text, public))
     if _KUBE_SECRET.search(text):
         for match in _KUBE_DATA_VALUE.finditer(text):
-            if not is_placeholder(match.group("value")):
+            value = match.group("value")
+            if not is_placeholder(value) and not value.isalpha():
                 hits.append(
                     Hit(
                         "secret.kubernetes-secret-data",
@@ -388,7 +407,7 @@ def scan(view: FoldedText) -> list[Hit]:
     for found in _AUTH_HEADER.finditer(header_text):
         match = _AUTH_HEADER_CASED.match(text, found.start()) or found
         value = match.group("value")
-        if _looks_live(value, minimum=6) or (len(value) >= 8 and not is_placeholder(value)):
+        if _looks_live(value, minimum=6):
             if _CODE_REFERENCE.search(value):
                 continue
             hits.append(
@@ -414,6 +433,19 @@ def scan(view: FoldedText) -> list[Hit]:
                     "a literal password given on a command line (user:password)",
                 )
             )
+    if "://" in text:
+        for match in _URL_CREDENTIALS.finditer(text):
+            value = match.group("value")
+            if len(value) >= 6 and not is_placeholder(value) and not value.startswith("$"):
+                hits.append(
+                    Hit(
+                        "secret.url-credentials",
+                        CATEGORY,
+                        match.start("value"),
+                        match.end("value"),
+                        "a password inside a URL",
+                    )
+                )
     claimed = [(h.start, h.end) for h in hits]
     hits.extend(_token_hits(text, public, claimed))
     return hits
