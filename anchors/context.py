@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from anchors.errors import UsageError
 from anchors.recall import path_proximity
-from anchors.record import Learning
+from anchors.record import Anchor, Learning
 from anchors.salience import salience
 
 if TYPE_CHECKING:
@@ -65,10 +65,48 @@ def entry_line(record: Learning) -> str:
     return f"- {text}{tail}\n"
 
 
+SECTION_LIMIT = 40  # learnings read in full per section: more never fit in a sane budget
+
+_SIGNAL = (
+    "SELECT id, category, layer, kind, stability, importance, hits, recorded_at, updated_at, "
+    "last_used_at FROM records WHERE status='active' AND store='learning'"
+)
+
+
+def _signals(memory: Memory, with_paths: bool) -> list[Learning]:
+    """Active learnings with only what ranking needs (ids, signal, times, anchor paths): building
+    full records for every active learning would cost more than everything else in the pack."""
+    db = memory.projection.db
+    paths: dict[str, list[Anchor]] = {}
+    if with_paths:
+        for rid, path in db.execute("SELECT record_id, path FROM anchors"):
+            paths.setdefault(str(rid), []).append(Anchor(path=str(path)))
+    out = []
+    for row in db.execute(_SIGNAL):
+        rid = str(row[0])
+        out.append(
+            Learning(
+                id=rid,
+                text="",
+                category=str(row[1]),
+                layer=str(row[2]),
+                kind=str(row[3]),
+                stability=str(row[4]),
+                importance=float(row[5] or 0),
+                hits=int(row[6] or 0),
+                recorded_at=str(row[7] or ""),
+                updated_at=str(row[8] or ""),
+                last_used_at=str(row[9] or ""),
+                anchors=paths.get(rid, []),
+            )  # fmt: skip
+        )
+    return out
+
+
 def sections(memory: Memory, files: Sequence[str] = ()) -> list[Section]:
     """The pack's sections in order, each with its learnings best first (unclipped, unbudgeted)."""
     now = datetime.now(timezone.utc)
-    active = memory.projection.query("status='active' AND store='learning'")
+    active = _signals(memory, bool(files))
     by_salience = sorted(active, key=lambda r: (-salience(r, now), r.id))
     shown: set[str] = set()
     out: list[Section] = []
@@ -93,7 +131,14 @@ def sections(memory: Memory, files: Sequence[str] = ()) -> list[Section]:
     for category, title in CATEGORY_ORDER:
         records = [r for r in by_salience if r.category == category and r.id not in shown]
         out.append(Section(title, records))
-    return out
+    full = [
+        Section(
+            s.title,
+            [r for r in map(memory.projection.get, (x.id for x in s.records[:SECTION_LIMIT])) if r],
+        )
+        for s in out
+    ]
+    return full
 
 
 def build_pack(memory: Memory, budget: int = DEFAULT_BUDGET, files: Sequence[str] = ()) -> str:
