@@ -16,6 +16,7 @@ from lsp_helpers import (
     init_params,
     prepare_client,
 )
+from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 
@@ -45,3 +46,10 @@ async def lsp_client(lsp_client: LanguageClient) -> AsyncIterator[None]:
     """A client connected to a server that the test initializes itself."""
     prepare_client(lsp_client)
     yield
+    if lsp_client.capabilities is None:
+        # The test failed before initializing: a server never told to exit keeps the test run
+        # waiting on it, so give it a session and end that.
+        await lsp_client.initialize_session(
+            types.InitializeParams(capabilities=types.ClientCapabilities())
+        )
+        await lsp_client.shutdown_session()

@@ -222,3 +222,50 @@ async def test_the_tether_lsp_command_serves_the_same(
     await wait_for_diagnostics(cli_client, uri)
     result = await cli_client.text_document_hover_async(hover_params(uri, CHARGE_LINE + 1))
     assert result is not None and "idempotent" in result.contents.value
+
+
+async def test_code_moved_to_another_file_offers_re_anchor(
+    client: LanguageClient, project: Project
+) -> None:
+    from lsp_helpers import commit_all
+
+    text = project.pay.read_text()
+    start = text.index("    def charge")
+    end = text.index("    def refund")
+    moved = "class PaymentClient:\n" + text[start:end]
+    (project.root / "src" / "billing.py").write_text(moved)
+    project.pay.write_text(text[:start] + text[end:])
+    commit_all(project.root, "move charge to billing")
+    uri = open_doc(client, project.pay)
+    diagnostics = await wait_for_diagnostics(client, uri)
+    assert [d.code for d in diagnostics] == ["orphaned"]
+    titles: list[str] = []
+    for _ in range(100):  # the history lookup that finds the new home runs after the first publish
+        actions = await client.text_document_code_action_async(
+            types.CodeActionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                range=diagnostics[0].range,
+                context=types.CodeActionContext(diagnostics=diagnostics),
+            )
+        )
+        titles = [a.title for a in actions or []]
+        if any(t.startswith("Re-anchor") for t in titles):
+            break
+        await asyncio.sleep(0.05)
+    assert "Re-anchor to src/billing.py::PaymentClient.charge" in titles
+    reanchor = next(a for a in actions if a.title.startswith("Re-anchor"))
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=reanchor.command.command, arguments=reanchor.command.arguments
+        )
+    )
+    for _ in range(100):
+        latest = client.diagnostics.get(uri)
+        if latest is not None and list(latest) == []:
+            break
+        await asyncio.sleep(0.05)
+    assert list(client.diagnostics.get(uri, [None])) == []
+    billing = open_doc(client, project.root / "src" / "billing.py")
+    await wait_for_diagnostics(client, billing)
+    hover = await client.text_document_hover_async(hover_params(billing, 2))
+    assert hover is not None and "idempotent" in hover.contents.value
