@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck bench setup clean
+.PHONY: demo test lint typecheck bench setup clean vscode
 
 setup: $(STAMP)
 
@@ -20,8 +20,14 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check anchors lsp_server hooks tests bench
 	$(BIN)/mypy
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory vscode; \
+	else echo "npm not found: skipping the VS Code extension build"; fi
 	$(BIN)/python -m pytest -m "not e2e" -q
 	$(BIN)/python -m pytest -m e2e -q
+
+# The VS Code extension: install, build, unit tests, package to a .vsix.
+vscode:
+	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error && npm run build && npm test && npm run package
 
 lint: $(STAMP)
 	$(BIN)/ruff check anchors lsp_server hooks tests bench
