@@ -44,18 +44,23 @@ def scan_text(text: str) -> list[Finding]:
         hits.update(family.scan(view))
     if not hits:
         return []
-    findings = [
-        Finding(
-            rule=hit.rule,
-            category=hit.category,
-            start=hit.start,
-            end=max(hit.end, hit.start + 1),
-            line=text.count("\n", 0, hit.start) + 1,
-            message=hit.message,
+    # Lines counted once, walking the hits in order (a count per hit is quadratic on long texts).
+    ordered = sorted(hits, key=lambda h: (h.start, h.end, h.rule))
+    findings = []
+    line, counted = 1, 0
+    for hit in ordered:
+        line += text.count("\n", counted, hit.start)
+        counted = hit.start
+        findings.append(
+            Finding(
+                rule=hit.rule,
+                category=hit.category,
+                start=hit.start,
+                end=max(hit.end, hit.start + 1),
+                line=line,
+                message=hit.message,
+            )
         )
-        for hit in hits
-    ]
-    findings.sort(key=lambda f: (f.start, f.end, f.rule))
     return findings
 
 

@@ -25,8 +25,9 @@ def tether_dir(root: Path) -> Path:
 
 
 def is_initialised(root: Path) -> bool:
-    """True when this repository uses Tether (a hook must not set it up as a side effect)."""
-    return tether_dir(root).is_dir()
+    """True when this repository uses Tether: a local op-log, or a `.tether/` directory (a fresh
+    clone of a team's repository). Otherwise hooks do nothing: they never set Tether up."""
+    return tether_dir(root).is_dir() or (root / ".tether").is_dir()
 
 
 def staged_paths(root: Path, deleted: bool = False) -> list[str]:

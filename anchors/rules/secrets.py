@@ -234,7 +234,7 @@ _FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
 # Lower-case only: the keys with vendor prefixes print their hex in lower case, while upper-case
 # hex after a word is usually an id in a URL (API-BD80F56C...).
 _LONG_HEX = re.compile(r"[0-9a-f]{24,}")
-_REDACTED = re.compile(r"[#*xX.]{3,}")
+_REDACTED = re.compile(r"[-_]?[#*xX.]{3,}")
 _PREFIXED_HEX = re.compile(r"0x[0-9a-fA-F]+")  # addresses and hashes written as numbers
 _SEGMENT_SPLIT = re.compile(r"[-_~+]+")
 _WORDLIKE = re.compile(r"[a-z]+|[A-Z][a-z]*|[A-Z]+|\d+|[A-Za-z0-9]{1,4}|[0-9a-f]{6,}|[0-9A-F]{6,}")
@@ -264,7 +264,8 @@ def _any_known_format() -> re.Pattern[str]:
 def _known_format_hits(text: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
     # Patterns compiled with flags of their own (IGNORECASE, VERBOSE) are not in the alternation
     # and always run.
-    plain_may_match = _any_known_format().search(text) is not None
+    # Worth it for a note (one search instead of ~30); a long document runs each pattern anyway.
+    plain_may_match = len(text) > 4000 or _any_known_format().search(text) is not None
     for rule, description, pattern, validator, needles in _known_formats():
         if pattern.flags == re.UNICODE and not plain_may_match:
             continue

@@ -19,6 +19,10 @@ from anchors.rules.hit import Hit
 
 CATEGORY = "unicode"
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+# Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic and their presentation forms.
+_RTL_LETTER = re.compile(
+    r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
 _NON_ASCII_WORD_CHARS = re.compile(r"(?:(?![\x00-\x7f])\w)+")
 _FLAG_TAGS_MAX = 7  # a subdivision flag: 🏴 + up to 6 tag letters + CANCEL TAG
 
@@ -94,7 +98,7 @@ def _invisible_hits(text: str) -> list[Hit]:
                 index += 1
                 continue
             if has_rtl is None:
-                has_rtl = any(charsets.is_rtl_letter(c) for c in text if not c.isascii())
+                has_rtl = _RTL_LETTER.search(text) is not None
             found = _classify(text, index, has_rtl)
             if found is not None:
                 rule, message = found
