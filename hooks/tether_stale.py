@@ -46,11 +46,15 @@ def check_staged(root: Path) -> list[Flagged]:
     from anchors.resolve import Resolver
 
     memory = Memory.open(root)
-    learnings: dict[str, Learning] = {}
     changed_set = set(changed)
-    for path in changed:
-        for learning in memory.list(path=path):
-            learnings.setdefault(learning.id, learning)
+    # One query for all staged paths (a query per path costs more than the resolving).
+    marks = ",".join("?" * len(changed))
+    found = memory.projection.query(
+        f"status IN ('active','stale') AND id IN "
+        f"(SELECT record_id FROM anchors WHERE path IN ({marks}))",
+        changed,
+    )
+    learnings: dict[str, Learning] = {learning.id: learning for learning in found}
     if not learnings:
         return []
     # Only the anchors in changed files: the others cannot have moved with this commit.
@@ -98,10 +102,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if args.strict else 0
     if not flagged:
         return 0
-    print(f"tether-stale: this commit changes code that {len(flagged)} learning(s) describe:")
-    for item in flagged:
-        for line in describe(item):
-            print(line)
+    try:
+        print(f"tether-stale: this commit changes code that {len(flagged)} learning(s) describe:")
+        for item in flagged:
+            for line in describe(item):
+                print(line)
+    except BrokenPipeError:  # piped into `head`: the reader has what it wanted
+        pass
     return 1 if args.strict else 0
 
 
