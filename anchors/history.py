@@ -42,7 +42,7 @@ from anchors.errors import UsageError
 from anchors.languages import language_for_path
 
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser, Tree
+    from tree_sitter import Node, Parser, Query, Tree
 
     from anchors.symbols import Symbol
 
@@ -298,7 +298,7 @@ class _Commit:
         return self.patch.hunks
 
 
-class _FileLog:
+class FileLog:
     """`git log -p -U0 --parents REV -- PATH`: the commits that touched PATH, with their hunks.
 
     The process starts at once and its output is read as the walk asks for commits, so git
@@ -511,6 +511,7 @@ class Version:
         self._symbols: list[Symbol] | None = None
         self._lines: list[bytes] | None = None
         self._norms: dict[tuple[int, int, str], str] = {}
+        self._flats: dict[tuple[int, int, str], str] = {}
 
     @property
     def source(self) -> bytes:
@@ -607,6 +608,56 @@ class Version:
         self._norms[key] = text
         return text
 
+    def flat(self, start: int, end: int, own_name: str) -> str:
+        """`_squeeze(norm(start, end, own_name))` computed from the text rather than from every
+        token: the comments (and Python's blocks, which become braces) are found by a query
+        run in tree-sitter, the rest of the text is taken as it is, whitespace removed and the
+        own name, as a whole word, replaced. Only equality of these strings is used."""
+        key = (start, end, own_name)
+        cached = self._flats.get(key)
+        if cached is not None:
+            return cached
+        query = _marks_query(self.language)
+        self.symbols  # noqa: B018 - parses
+        if query is None or self._tree is None:
+            text = _squeeze(self.norm(start, end, own_name))
+            self._flats[key] = text
+            return text
+        from tree_sitter import QueryCursor
+
+        cursor = QueryCursor(query)
+        cursor.set_byte_range(start, end)
+        marks: list[tuple[int, int, bytes]] = []  # (from, to, replacement)
+        for name, nodes in cursor.captures(self._tree.root_node).items():
+            for node in nodes:
+                a, b = node.start_byte, node.end_byte
+                if name == "c":
+                    if b > start and a < end:
+                        marks.append((max(a, start), min(b, end), b""))
+                elif a >= start and b <= end:
+                    marks.append((a, a, b"{"))
+                    marks.append((b, b, b"}"))
+        source = self._source
+        if marks:
+            marks.sort(key=lambda m: (m[0], m[1]))
+            pieces: list[bytes] = []
+            at = start
+            for a, b, replacement in marks:
+                if a > at:
+                    pieces.append(source[at:a])
+                pieces.append(replacement)
+                at = max(at, b)
+            pieces.append(source[at:end])
+            raw = b"".join(pieces)
+        else:
+            raw = source[start:end]
+        text = raw.decode("utf-8", "replace")
+        if own_name:
+            text = re.sub(rf"(?<![\w$]){re.escape(own_name)}(?![\w$])", "<self>", text)
+        text = "".join(text.replace("\\n", " ").split())
+        self._flats[key] = text
+        return text
+
     def signature_of(self, symbol: Symbol) -> str:
         """Squeezed signature tokens (the declaration up to the body), own name as <self>."""
         return _squeeze(self.norm(symbol.start_byte, symbol.body_start, symbol.short_name))
@@ -675,11 +726,52 @@ def _squeeze(text: str) -> str:
 def _differences(old: _Found, new: _Found) -> list[str]:
     """Which of signature and body differ between two versions of one symbol."""
     kinds: list[str] = []
-    if old.version.signature_of(old.symbol) != new.version.signature_of(new.symbol):
+    a, b = old.symbol, new.symbol
+    if old.version.flat(a.start_byte, a.body_start, a.short_name) != new.version.flat(
+        b.start_byte, b.body_start, b.short_name
+    ):
         kinds.append("signature")
-    if _squeeze(old.version.body_of(old.symbol)) != _squeeze(new.version.body_of(new.symbol)):
+    if old.version.flat(*_body_span(a)) != new.version.flat(*_body_span(b)):
         kinds.append("body")
+    if _CHECK_FLAT:
+        slow: list[str] = []
+        if old.version.signature_of(a) != new.version.signature_of(b):
+            slow.append("signature")
+        if _squeeze(old.version.body_of(a)) != _squeeze(new.version.body_of(b)):
+            slow.append("body")
+        if slow != kinds:
+            import sys
+
+            print(f"FLAT MISMATCH {a.name} {kinds} {slow}", file=sys.stderr)
     return kinds
+
+
+_CHECK_FLAT = bool(os.environ.get("TETHER_CHECK_FLAT"))
+
+
+def _body_span(symbol: Symbol) -> tuple[int, int, str]:
+    start = symbol.body_start if symbol.body_start < symbol.end_byte else symbol.start_byte
+    return start, symbol.end_byte, symbol.short_name
+
+
+_QUERIES: dict[str, Query | None] = {}
+
+
+def _marks_query(language: str) -> Query | None:
+    """A query for the comments (`c`) and meaningful blocks (`b`) of a language."""
+    if language not in _QUERIES:
+        from tree_sitter import Query
+
+        from anchors.languages import SUPPORTED, grammar
+
+        spec = SUPPORTED[language]
+        patterns = [f"({t}) @c" for t in sorted(spec.comment_types)]
+        patterns += [f"({t}) @b" for t in sorted(spec.block_types)]
+        try:
+            _QUERIES[language] = Query(grammar(language), " ".join(patterns))
+        except Exception:  # a node type the grammar lacks: use the token walk
+            _QUERIES[language] = None
+    return _QUERIES[language]
 
 
 def _similarity(a: _Found, b: _Found) -> float:
@@ -846,12 +938,12 @@ class _Walker:
         rev: str,
         state: _State,
         visited: set[tuple[str, str]],
-        log: _FileLog | None = None,
+        log: FileLog | None = None,
     ) -> None:
         """Follow `state` (the symbol as of REV) back through the commits that touched its file."""
         path = state.path
         language = language_for_path(path) or ""
-        log = log or _FileLog(self.root, rev, path)
+        log = log or FileLog(self.root, rev, path)
         merges = _MergeDiffs(self.root, path)
         try:
             tip = log.first()
@@ -864,7 +956,7 @@ class _Walker:
 
     def _walk(
         self,
-        log: _FileLog,
+        log: FileLog,
         tip: str,
         merges: _MergeDiffs,
         state: _State,
@@ -1227,23 +1319,38 @@ def _normpath(path: str) -> str:
     return os.path.normpath(path)
 
 
+def start_log(cwd: Path, rev: str, path: str) -> FileLog | None:
+    """Start git's walk of PATH (as the user wrote it, relative to `cwd`) from REV, before the
+    repository is even located: `symbol_history(..., log=)` reads it while the rest starts up.
+    None when REV could be taken for an option."""
+    if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0"):
+        return None
+    return FileLog(cwd, rev, path)
+
+
 def symbol_history(
-    root: Path, path: str, symbol: str, rev: str = "HEAD", git_dir: Path | None = None
+    root: Path,
+    path: str,
+    symbol: str,
+    rev: str = "HEAD",
+    git_dir: Path | None = None,
+    log: FileLog | None = None,
 ) -> History:
     """The commits, newest first, that introduced or changed `symbol` of `path` as of `rev`.
 
     `path` is relative to the repository root. Raises HistoryError for a bad REV, a file that
     is not at REV, a language without a grammar, or an unknown symbol (naming the closest).
+    `log`, from `start_log` with the same REV and the same file, saves waiting for git.
     """
-    language = language_for_path(path)
-    if language is None:
-        raise HistoryError(f"no grammar for {path}: history needs a symbol in a supported language")
     blobs = BlobReader(root)
-    log: _FileLog | None = None
     try:
+        if language_for_path(path) is None:
+            raise HistoryError(
+                f"no grammar for {path}: history needs a symbol in a supported language"
+            )
         sha = resolve_rev(root, rev, blobs)
         # git walks the file's history while the current version is read and parsed.
-        log = _FileLog(root, sha, path)
+        log = log or FileLog(root, sha, path)
         version = blobs.version_at(sha, path)
         if version is None:
             raise HistoryError(f"{path} does not exist at {rev}")

@@ -28,18 +28,28 @@ def cmd_history(args: argparse.Namespace) -> int:
     """Run `tether history`."""
     from pathlib import Path
 
-    from anchors.cli.output import note, print_json, print_table
-    from anchors.errors import NotInRepository
-    from anchors.git import NotARepository, find_repo
-    from anchors.history import parse_spec, repo_path, symbol_history
+    from anchors.history import parse_spec, start_log, symbol_history
 
     path, symbol = parse_spec(args.spec)
+    # git starts walking the file's history now, while the repository is located and the
+    # symbol parsed; an answer that turns out unneeded (an error below) is dropped.
+    log = start_log(Path.cwd(), args.rev, path)
     try:
-        repo = find_repo()
-    except NotARepository as exc:
-        raise NotInRepository(str(exc)) from None
-    rel = repo_path(repo.root, path, Path.cwd())
-    history = symbol_history(repo.root, rel, symbol, args.rev)
+        from anchors.errors import NotInRepository
+        from anchors.git import NotARepository, find_repo
+        from anchors.history import repo_path
+
+        try:
+            repo = find_repo()
+        except NotARepository as exc:
+            raise NotInRepository(str(exc)) from None
+        rel = repo_path(repo.root, path, Path.cwd())
+        history = symbol_history(repo.root, rel, symbol, args.rev, repo.git_dir, log)
+    finally:
+        if log is not None:
+            log.close()
+    from anchors.cli.output import note, print_json, print_table
+
     if args.json:
         print_json(history.to_dict())
         return 0
