@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from typing import Any
 
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
@@ -182,17 +183,21 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+_KnownFormat = tuple[
+    str, str, re.Pattern[str], Callable[[str], bool] | None, re.Pattern[str] | None
+]
+
+
 @lru_cache(maxsize=1)
-def _known_formats() -> list[
-    tuple[str, str, re.Pattern[str], Callable[[str], bool] | None, re.Pattern[str] | None]
-]:
+def _known_formats() -> list[_KnownFormat]:
     """(rule, description, pattern, validator) for each regex of detect-secrets' format plugins."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
     from detect_secrets.plugins.base import RegexBasedDetector
     from detect_secrets.plugins.jwt import JwtTokenDetector
 
-    formats = []
-    for secret_type, plugin in get_mapping_from_secret_type_to_class().items():
+    formats: list[_KnownFormat] = []
+    plugins: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    for secret_type, plugin in plugins.items():
         if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in _SKIPPED_PLUGINS:
             continue
         validator = JwtTokenDetector.is_formally_valid if plugin is JwtTokenDetector else None
@@ -380,9 +385,10 @@ def scan(view: FoldedText) -> list[Hit]:
         else re.finditer(_KEY_WORDS, text, re.IGNORECASE)
     )
     for word in words:
-        match = _ASSIGNED_VALUE.match(text, word.end())
-        if match is None:
+        assigned = _ASSIGNED_VALUE.match(text, word.end())
+        if assigned is None:
             continue
+        match = assigned
         value = match.group("value")
         if not _looks_live(value) or _inside(match.start("value"), public):
             continue
