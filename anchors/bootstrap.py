@@ -574,7 +574,7 @@ def _write_facts(memory: Memory, facts: list[Fact], report: Report) -> None:
             if tag.startswith("bootstrap:") and record.status in ("active", "stale", "quarantined"):
                 existing[tag] = record
     for fact in sorted(facts, key=lambda f: f.key):
-        tag = "bootstrap:" + hashlib_key(fact.key)
+        tag = "bootstrap:" + fact_tag(fact.key)
         old = existing.get(tag)
         anchors = [Anchor(path=fact.path)] if fact.path else []
         evidence = (
@@ -613,7 +613,7 @@ def _write_facts(memory: Memory, facts: list[Fact], report: Report) -> None:
             report.skipped.append(fact.key)
 
 
-def hashlib_key(key: str) -> str:
+def fact_tag(key: str) -> str:
     """A tag-safe (no spaces, <= 30 chars) stable key for a fact."""
     import hashlib
 

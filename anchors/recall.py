@@ -16,7 +16,6 @@ down-weighted and labelled, so an agent can still find what bootstrap wrote.
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -533,7 +532,3 @@ def notice_once(memory: Memory, notice: str) -> str:
     with contextlib.suppress(OSError):
         path.write_text(notice + "\n", encoding="utf-8")
     return notice
-
-
-def result_json(result: RecallResult) -> str:
-    return json.dumps(result.to_dict(), ensure_ascii=False)
