@@ -142,6 +142,19 @@ class Learning:
         return self.status in ("active", "stale")
 
 
+def parse_evidence(ref: str) -> Evidence:
+    """`commit:SHA`, `url:…`, `file:PATH`, `thread:…`, `artifact:…`, or a bare ref whose type is
+    guessed (a URL, a commit id, else a file)."""
+    kind, sep, rest = ref.partition(":")
+    if sep and kind in EVIDENCE_TYPES and rest:
+        return Evidence(type=kind, ref=rest)
+    if ref.startswith(("http://", "https://")):
+        return Evidence(type="url", ref=ref)
+    if 7 <= len(ref) <= 40 and all(c in "0123456789abcdef" for c in ref):
+        return Evidence(type="commit", ref=ref)
+    return Evidence(type="file", ref=ref)
+
+
 def describe(text: str) -> str:
     """The default description: the first line of the text, cut to the retrieval-key length."""
     first = text.strip().splitlines()[0] if text.strip() else ""

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from typing import Any
 
 from anchors.cli.output import note, print_json, print_line, print_table
 from anchors.errors import UsageError
-from anchors.record import CATEGORIES, STATUSES, Anchor, Evidence, Learning
-
-_SHA_RE = re.compile(r"^[0-9a-f]{7,40}$")
+from anchors.record import CATEGORIES, STATUSES, Anchor, Learning, parse_evidence
 
 
 def _memory() -> Any:
@@ -26,26 +23,12 @@ def _text_arg(value: str) -> str:
     return value
 
 
-def _evidence(ref: str) -> Evidence:
-    """`commit:SHA`, `url:…`, `file:PATH`, `thread:…`, `artifact:…`, or a bare ref whose type is guessed."""
-    kind, sep, rest = ref.partition(":")
-    if sep and kind in ("commit", "file", "thread", "url", "artifact") and rest:
-        return Evidence(type=kind, ref=rest)
-    if ref.startswith(("http://", "https://")):
-        return Evidence(type="url", ref=ref)
-    if _SHA_RE.match(ref):
-        return Evidence(type="commit", ref=ref)
-    return Evidence(type="file", ref=ref)
-
-
 def parse_anchor(root: Any, spec: str) -> tuple[Anchor, str]:
     """An anchor spec resolved against the repository; returns (anchor, notice)."""
-    from anchors import specs
+    from anchors.specs import resolve_spec
 
-    result = specs.resolve_spec(root, spec)
-    if isinstance(result, tuple):
-        return result[0], result[1] or ""
-    return result, ""
+    result = resolve_spec(root, spec)
+    return result.anchor, result.note
 
 
 def learning_row(rec: Learning) -> list[Any]:
@@ -111,7 +94,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         category=args.category,
         anchors=anchors,
         tags=args.tag or [],
-        evidence=[_evidence(e) for e in args.evidence or []],
+        evidence=[parse_evidence(e) for e in args.evidence or []],
         confidence=args.confidence,
         description=args.description or "",
         source=args.source,
@@ -234,7 +217,7 @@ def cmd_supersede(args: argparse.Namespace) -> int:
     if args.tag:
         kwargs["tags"] = args.tag
     if args.evidence:
-        kwargs["evidence"] = [_evidence(e) for e in args.evidence]
+        kwargs["evidence"] = [parse_evidence(e) for e in args.evidence]
     if args.confidence is not None:
         kwargs["confidence"] = args.confidence
     record = mem.supersede(args.id, _text_arg(args.text), **kwargs)

@@ -75,9 +75,9 @@ def build_server(memory: Memory, session: str = "") -> MCPServer:
             raise ToolError(exc.message) from None
 
     def anchors_of(specs: list[str]) -> list[Any]:
-        from anchors.cli.learnings import parse_anchor
+        from anchors.specs import resolve_spec
 
-        return [parse_anchor(memory.root, spec)[0] for spec in specs]
+        return [resolve_spec(memory.root, spec).anchor for spec in specs]
 
     @server.tool()
     def learnings_add(
@@ -92,7 +92,7 @@ def build_server(memory: Memory, session: str = "") -> MCPServer:
         as `commit:SHA`, `url:https://…`, `file:PATH`. A near-duplicate of a live learning is refused
         (reinforce or supersede that one instead); past the category cap the least salient learning
         is archived and named in `archived`."""
-        from anchors.cli.learnings import _evidence
+        from anchors.record import parse_evidence
 
         def call() -> dict[str, Any]:
             record = memory.add(
@@ -100,7 +100,7 @@ def build_server(memory: Memory, session: str = "") -> MCPServer:
                 category=category,
                 anchors=anchors_of(anchors or []),
                 tags=tags or [],
-                evidence=[_evidence(e) for e in evidence or []],
+                evidence=[parse_evidence(e) for e in evidence or []],
                 confidence=confidence,
                 source="mcp",
                 session=session,
