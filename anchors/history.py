@@ -881,6 +881,44 @@ def _touches(state: _State, hunks: list[Hunk]) -> bool:
     return False
 
 
+def _attached(patch: _Patch, cur: _State, language: str) -> bool:
+    """Whether a hunk just outside the symbol removed lines that may have been part of it:
+    a decorator or annotation just above it, or (Python) statements of its body just below
+    it. Comment lines and lines beyond a blank one are not part of a definition."""
+    if patch.old_blob in (None, "same"):
+        return False
+    for index, (_, old_count, new_start, new_count) in enumerate(patch.hunks):
+        if old_count == 0:
+            continue
+        end = new_start + new_count - 1 if new_count else new_start
+        if end == cur.start - 1:
+            for line in reversed(patch.old_lines(index)):
+                text = line.strip()
+                if not text:
+                    break
+                if not _comment_line(text, language):
+                    return True
+        elif language == "python" and (
+            new_start == cur.end + 1 or (end == cur.end and not new_count)
+        ):
+            lines = cur.found.version.lines
+            head = lines[cur.found.symbol.start_line - 1] if lines else b""
+            first = next((x for x in patch.old_lines(index) if x.strip()), None)
+            if first is not None and _indent(first) > _indent(head):
+                return True
+    return False
+
+
+def _comment_line(text: bytes, language: str) -> bool:
+    if language == "python":
+        return text.startswith(b"#")
+    return text.startswith((b"//", b"/*", b"*"))
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
 def _shift(line: int, hunks: list[Hunk]) -> int:
     """Map a new-side line that no hunk touches to its old-side number."""
     delta = 0
@@ -985,11 +1023,12 @@ class _Walker:
             if parent is None and sha in self.shallow:
                 self.boundary.append(sha)
                 continue
-            if commit.old_blob == "same" or not _touches(cur, commit.hunks):
+            attached = _attached(commit.patch, cur, language)
+            if commit.old_blob == "same" or not (attached or _touches(cur, commit.hunks)):
                 if parent is not None:
                     stack.append((parent, cur.shifted(commit.hunks)))
                 continue
-            step = self.step(commit.patch, cur, language)
+            step = self.step(commit.patch, cur, language, whole=attached)
             if step is None:
                 self.origin(commit, cur, visited)
                 continue
@@ -998,10 +1037,12 @@ class _Walker:
             if parent is not None:
                 stack.append((parent, older))
 
-    def step(self, patch: _Patch, cur: _State, language: str) -> tuple[list[str], _State] | None:
+    def step(
+        self, patch: _Patch, cur: _State, language: str, whole: bool = False
+    ) -> tuple[list[str], _State] | None:
         """Through a diff that touches the symbol: (change kinds, the symbol before it), or None
-        when the symbol was not in the file before."""
-        older = self.snippet_step(patch, cur, language)
+        when the symbol was not in the file before. `whole`: read the whole parent file."""
+        older = None if whole else self.snippet_step(patch, cur, language)
         if older is not None:
             return _differences(older.found, cur.found), older
         assert patch.old_blob is not None
@@ -1126,11 +1167,12 @@ class _Walker:
             patch = merges.diff(commit.sha, parent)
             if patch.old_blob is None and patch.hunks:  # the file is not in this parent
                 continue
-            if patch.old_blob in (None, "same") or not _touches(cur, patch.hunks):
+            attached = _attached(patch, cur, language)
+            if patch.old_blob in (None, "same") or not (attached or _touches(cur, patch.hunks)):
                 same_as_a_parent = True
                 follow.append((parent, cur.shifted(patch.hunks)))
                 continue
-            step = self.step(patch, cur, language)
+            step = self.step(patch, cur, language, whole=attached)
             if step is None:
                 continue
             kinds, older = step
