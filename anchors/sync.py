@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from anchors import git
+from anchors.audit import record_rejection
 from anchors.errors import SyncError
 from anchors.memory import Memory
 from anchors.operations import OpError, parse_line, texts_of
@@ -248,7 +249,7 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str,
             new = remote_bytes[len(local_bytes) :]
             if not new:
                 continue
-            count = _check_new(name, local_bytes, new, report, quarantine)
+            count = _check_new(memory.tether_dir, name, local_bytes, new, report, quarantine)
             memory.oplog.append_raw(name, new)
             report.imported_ops += count
             report.imported_parts.append(name)
@@ -269,7 +270,12 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str,
 
 
 def _check_new(
-    part: str, local: bytes, new: bytes, report: SyncReport, quarantine: list[dict[str, Any]]
+    tether_dir: Path,
+    part: str,
+    local: bytes,
+    new: bytes,
+    report: SyncReport,
+    quarantine: list[dict[str, Any]],
 ) -> int:
     """Verify and scan ops arriving from a teammate; failures are quarantined, never applied."""
     last = local.rstrip(b"\n").rsplit(b"\n", 1)[-1] if local else b""
@@ -300,6 +306,7 @@ def _check_new(
         for field_name, text in texts_of(op):
             findings = scan_text(text)
             if findings:
+                record_rejection(tether_dir, findings, text, f"sync:{part}")
                 rule = findings[0].rule
                 reason = f"scanner:{rule}:{field_name}"
                 quarantine.append({"op": op.id, "part": part, "offset": where, "reason": reason})

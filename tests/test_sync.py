@@ -140,6 +140,8 @@ def test_a_poisoned_op_from_a_teammate_is_quarantined(team: tuple[Path, Path, Pa
     assert texts(run_tether, bob) == ["an honest learning"]
     log = json.loads(run_tether(["log", "--json"], bob).stdout)
     assert log["quarantined"][0]["op"] == op.id
+    audit = (bob / ".git" / "tether" / "audit.jsonl").read_text()
+    assert '"source": "sync:' in audit and "ignore previous" not in audit
 
 
 def test_missing_remote_is_a_clear_error(repo: Path, run_tether: RunTether) -> None:

@@ -26,14 +26,26 @@ class UnknownEntry(UsageError):
     """No profile, section or entry by that name or number."""
 
 
-def check_text(text: str, what: str) -> str:
-    """Refuse empty or all-whitespace text and anything the scanner rejects; return it stripped."""
+def check_text(text: str, what: str, root: Path | None = None) -> str:
+    """Refuse empty or all-whitespace text and anything the scanner rejects; return it stripped.
+
+    A rejection is recorded in the repository's audit log (the rule and a hash, never the text)."""
     if not isinstance(text, str) or not text.strip():
         raise UsageError(f"{what} is empty (all whitespace)")
     findings = scan_text(text)
     if findings:
+        if root is not None:
+            _audit(root, findings, text)
         raise Rejected(findings, field=what)
     return text.strip()
+
+
+def _audit(root: Path, findings: list, text: str) -> None:  # type: ignore[type-arg]
+    from anchors import git
+    from anchors.audit import record_rejection
+
+    with contextlib.suppress(git.GitError, OSError):
+        record_rejection(git.find_repo(root).git_dir / "tether", findings, text, "store")
 
 
 def content_hash(text: str) -> str:

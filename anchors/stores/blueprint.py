@@ -127,7 +127,7 @@ class Blueprint:
         """Replace one section's text (scanned), stamping who and when. Creates the file with all
         eight headings if it does not exist yet."""
         name = canonical_name(section)
-        body = check_text(text, f"blueprint section {name}")
+        body = check_text(text, f"blueprint section {name}", self.root)
         if _HEADING.search(body):
             raise UnknownEntry(
                 "section text cannot contain a '## ' heading; update one section at a time"
@@ -159,7 +159,7 @@ class Blueprint:
                 if hand_written and existing is not None:
                     out.append(existing)
                 elif bodies.get(name, "").strip():
-                    check_text(bodies[name], f"blueprint section {name}")
+                    check_text(bodies[name], f"blueprint section {name}", self.root)
                     out.append(
                         Section(
                             name, f"{bodies[name].strip()}\n\n<!-- updated by {who} at {when} -->"

@@ -62,10 +62,11 @@ def preview(text: str, width: int = 60) -> str:
 @dataclass
 class Notebook:
     path: Path
+    root: Path | None = None  # the repository, for the audit log of rejected writes
 
     @classmethod
     def for_repo(cls, root: Path) -> Notebook:
-        return cls(notebook_path(root))
+        return cls(notebook_path(root), root)
 
     def read(self) -> str:
         return read_text(self.path)
@@ -78,7 +79,7 @@ class Notebook:
 
     def add(self, text: str) -> list[str]:
         """Append one entry (scanned, capped). Returns the entries after the write."""
-        entry = check_text(text, "notebook entry")
+        entry = check_text(text, "notebook entry", self.root)
         if "§" in entry:
             raise StoreFull("a notebook entry cannot contain the § separator")
         with locked(self.path):

@@ -87,8 +87,8 @@ class Profiles:
         name = " ".join(name.split())
         if not name or "\n" in name or name.startswith("#"):
             raise UnknownEntry("a profile needs a one-line name")
-        check_text(name, "profile name")
-        body = check_text(text, "profile")
+        check_text(name, "profile name", self.root)
+        body = check_text(text, "profile", self.root)
         if _HEADING.search(body):
             raise StoreFull("a profile cannot contain a '## ' heading (one entry per person)")
         if len(body) > CAP_CHARS:
