@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.recall.dataset import Learning, corpus, distractors, queries
+from bench.recall.dataset import QUESTION_SETS, Learning, corpus, distractors, queries
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -77,12 +77,12 @@ def bulk_load(memory: Any, items: list[Learning], batch: int = 5000) -> None:
         )
 
 
-def evaluate(memory: Any, ids: dict[str, str], held_out: bool, mode: str) -> dict[str, float]:
+def evaluate(memory: Any, ids: dict[str, str], which: str, mode: str) -> dict[str, float]:
     from anchors.recall import recall
 
     hits5 = 0
     reciprocal = 0.0
-    asked = queries(held_out)
+    asked = queries(which)
     for q in asked:
         result = recall(
             memory, q.text, k=10, use_vectors=mode != "bm25", use_lexical=mode != "vector"
@@ -99,7 +99,7 @@ def evaluate(memory: Any, ids: dict[str, str], held_out: bool, mode: str) -> dic
 def latencies(memory: Any, mode: str = "hybrid") -> dict[str, float]:
     from anchors.recall import recall
 
-    asked = queries(False) + queries(True)
+    asked = [q for which in QUESTION_SETS for q in queries(which)]
     recall(memory, "warm up", k=5)  # model load and cache sync are not per-query costs
     times = []
     for q in asked:
@@ -226,13 +226,12 @@ def main(argv: list[str] | None = None) -> int:
         cache.close()
         results["embed_s"] = time.perf_counter() - start
         print(f"  embedded in {results['embed_s']:.1f} s")
-        for held_out in (False, True):
-            name = "held_out" if held_out else "tuning"
+        for name in QUESTION_SETS:
             results[name] = {
-                m: evaluate(memory, ids, held_out, m) for m in ("bm25", "vector", "hybrid")
+                m: evaluate(memory, ids, name, m) for m in ("bm25", "vector", "hybrid")
             }
             for mode, r in results[name].items():
-                print(f"  {name:8s} {mode:6s} recall@5 {r['recall@5']:.2f}  MRR {r['mrr']:.3f}")
+                print(f"  {name:9s} {mode:6s} recall@5 {r['recall@5']:.2f}  MRR {r['mrr']:.3f}")
         results["latency_small"] = {m: latencies(memory, m) for m in ("bm25", "hybrid")}
         results["context_small"] = context_timing(memory)
         print(f"  latency at {args.size}: {results['latency_small']}")
@@ -259,8 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             results["scale"] = {"learnings": total}
             results["latency_scale"] = {m: latencies(memory, m) for m in ("bm25", "hybrid")}
             results["scale_quality"] = {
-                "tuning_hybrid": evaluate(memory, ids, False, "hybrid"),
-                "held_out_hybrid": evaluate(memory, ids, True, "hybrid"),
+                f"{name}_hybrid": evaluate(memory, ids, name, "hybrid") for name in QUESTION_SETS
             }
             print(f"  latency at {total}: {results['latency_scale']}")
             print(f"  quality at {total}: {results['scale_quality']}")

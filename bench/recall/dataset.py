@@ -1,5 +1,5 @@
 """The recall benchmark's corpus: 100 hand-written target learnings (targets.py) among generated
-distractors, and the questions with their expected answers.
+distractors, and the questions with their expected answers (targets.py, realistic.py).
 
 The distractors come from ~40 templates filled from one fictional codebase's vocabulary (the same
 services, tables and tools the targets talk about) with a fixed seed, so they are hard negatives:
@@ -243,11 +243,20 @@ def corpus(size: int = 1000, seed: int = 7) -> list[Learning]:
     return items
 
 
-def queries(held_out: bool = False) -> list[Query]:
-    """The 100 tuning questions, or the 50 held-out ones."""
+QUESTION_SETS = ("tuning", "held_out", "realistic")
+
+
+def queries(which: str = "tuning") -> list[Query]:
+    """The 100 tuning questions, the 50 held-out ones, or the 100 realistic ones (realistic.py)."""
+    if which not in QUESTION_SETS:
+        raise ValueError(f"unknown question set {which!r}")
+    if which == "realistic":
+        from bench.recall.realistic import REALISTIC
+
+        return [Query(text, f"t{i:03d}") for i, text in enumerate(REALISTIC)]
     out = []
     for i, (_, _, question, second) in enumerate(TARGETS):
-        text = second if held_out else question
+        text = second if which == "held_out" else question
         if text:
             out.append(Query(text, f"t{i:03d}"))
     return out

@@ -1,0 +1,125 @@
+"""A second question set for the recall benchmark, closer to what developers type.
+
+The tuning questions in targets.py were written to avoid every word of their answer ("which code
+path is allowed to mark a purchase as settled?" for the note about `orders/state.py` and the
+webhook handler). That makes a hard test of meaning, but it is adversarial to word search: people
+who ask a project memory usually have the code in front of them and name what they see (a
+function, a file, a config key, a tool) or use the domain's plain nouns (webhook, migration,
+coupon), in their own sentence.
+
+How these were made: one question per target, indexed like TARGETS, written in a single pass
+before any change to recall was tried, in three styles assigned by position (index mod 5):
+- 0, 1 "in the code": names one identifier, path, config key or tool the developer would be
+  looking at (when the learning has one), and asks about it in their own words;
+- 2, 3 "domain words": the domain's ordinary nouns, tool names and symptoms, no code identifier
+  copied, own phrasing;
+- 4 "paraphrase": as far as possible no content word of the learning, like the tuning set.
+No question copies a phrase of its learning beyond a name. These were not used to choose any
+parameter of recall: parameters are chosen on the tuning questions and checked here and on the
+held-out questions.
+"""
+
+from __future__ import annotations
+
+REALISTIC: list[str] = [
+    "PaymentClient.charge retries on timeout: could the card get charged twice?",
+    "is it ok to log STRIPE_SECRET_KEY while debugging start-up?",
+    "which handler is allowed to move an order into the paid state?",
+    "alembic upgrade fails after merging two feature branches that both have migrations",
+    "is there a convention for the first line of a change description so release notes get generated?",
+    "can format_money() take a float price or should amounts be ints?",
+    "what SameSite setting do our session cookies use, and why does the admin ask me to log in again?",
+    "how does the OpenSearch index get updated when a product changes?",
+    "checkout e2e test is flaky in CI, looks like redis is not ready",
+    "what if the same background task gets delivered two times?",
+    "max number of lines in a PR before I have to split it?",
+    "do we strip EXIF with Pillow when users upload images?",
+    "where is TLS terminated and where is rate limiting done?",
+    "celery worker memory keeps growing until the process is killed, what setting recycles them?",
+    "how do I ship something dark to a subset of users, and when must the switch be removed?",
+    "does mypy run in strict mode on services/? do I need type hints everywhere?",
+    "we still have bcrypt hashes from the old system; what do we hash passwords with now?",
+    "how are transactional emails templated and sent?",
+    "reports show sales on the wrong day; how should timestamps be stored?",
+    "is it fine to write a raw query straight inside an endpoint?",
+    "can I use styled-components in a new React component?",
+    "how does the webhook endpoint check the HMAC signature?",
+    "how long is stock held during checkout and what releases it?",
+    "uploading a 20 MB file returns 413, where is the limit configured?",
+    "what should API consumers match on when a call fails?",
+    "should tests use factory_boy or fixture files to build model instances?",
+    "is require_role enough to protect an admin route, or do we also hide it in the UI?",
+    "in what order are coupons and tax applied in the price calculation?",
+    "the nightly warehouse export times out after about 10k rows",
+    "I changed the structure of an object we keep in the fast store; do I need to wipe everything?",
+    "can I use f-strings in structlog calls?",
+    "how quickly must Dependabot security PRs be merged?",
+    "does the mobile app use the public API, and which version of it?",
+    "deadlock between two batch jobs updating orders",
+    "how long should we wait on a slow third party before giving up?",
+    "what format should branch names have, like SHOP-123-something?",
+    "how do we handle a GDPR request for a customer's personal data?",
+    "where are the Vite build assets served from in production?",
+    "UnicodeEncodeError when generating a PDF invoice",
+    "CI says the spec file is out of date after I added a route",
+    "do I need a code owner's approval, and who merges the PR?",
+    "where is raw SQL allowed, is db/reports the only place?",
+    "how do repositories filter data per shop for multi-tenant isolation?",
+    "psycopg2 fails to build in docker on an M1 mac",
+    "how can a test pretend it is a different day?",
+    "what line length does ruff format use here?",
+    "how do services get their secrets in kubernetes, External Secrets?",
+    "can I read from the replica inside a write transaction?",
+    "one cent rounding difference between the cart total and the tax",
+    "subscribers saw changes that were later undone; when should notifications about them go out?",
+    "should a new service use FastAPI or Go?",
+    "how do I add a domain to CORS_ORIGINS, are wildcards allowed?",
+    "which service validates coupons during checkout, and what is its timeout?",
+    "the catalog CSV import gets OOMKilled",
+    "how do consumers of our endpoints fetch the next chunk of a long result?",
+    "should UI strings go through the i18n catalogue, and US or UK spelling?",
+    "what are the login rate limits and how long is the lockout?",
+    "how do I add a new shipping carrier?",
+    "too many open files error when running the tests on macOS",
+    "can I read a setting from the process environment wherever I need it?",
+    "should my service inherit from a base service class or wrap one?",
+    "what goes into audit_log, and can its rows be updated?",
+    "how is search ranking weighted and where is that configured?",
+    "thumbnails come out black for some JPEG images",
+    "what numeric type is used when working out VAT percentages?",
+    "do bug fixes need a regression test?",
+    "is TOTP 2FA required for staff, and how are the secrets stored?",
+    "what happens on the product page when the recommendations service is down?",
+    "snapshot tests fail randomly because of JSON key ordering",
+    "how do we stop someone adding euros to dollars by accident?",
+    "where do ADRs go?",
+    "are bucket objects public, or do downloads use signed URLs?",
+    "how does the warehouse find out an order is packed, Kafka events?",
+    "Stripe webhook handler cannot find the order",
+    "how much code should go in an endpoint function?",
+    "pytest parametrize or a for loop in the test?",
+    "Content-Security-Policy blocks my third-party widget script",
+    "who owns SKUs, and how do ERP imports get published?",
+    "order emails are going to spam, how are SPF and DKIM set up?",
+    "how do I make a new piece of UI text available in other languages?",
+    "SSR or client-side rendering for product pages?",
+    "can I put the customer's email address in an analytics event?",
+    "how are marketplace seller payouts and platform fees handled with Stripe Connect?",
+    "the admin CSV export hangs on large querysets",
+    "where do we check that a postcode and street actually exist?",
+    "can I upgrade a dependency in uv.lock as part of my feature PR?",
+    "how long is the password reset token valid?",
+    "a guest checkout customer registers later; what happens to their orders?",
+    "pods fail health checks while migrations run during a deploy",
+    "what protects us when a supplier's service keeps failing?",
+    "naming convention for booleans like is_active?",
+    "do refunds over 500 EUR need a second approval?",
+    "is order data sent to analytics from the frontend or the backend?",
+    "random 502s from the gateway behind the load balancer",
+    "a merchant wants to get rid of an item that old purchases point to; what do we do?",
+    "is there a maximum length guideline for functions?",
+    "how are product descriptions sanitised against XSS, bleach?",
+    "which service owns RMA numbers for returns?",
+    "a Kafka consumer restarted and processed a message twice; how do we store offsets?",
+    "how do I drop a table field safely while the old code is still running?",
+]
