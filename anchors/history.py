@@ -1050,7 +1050,7 @@ class _Walker:
         old = self.blobs.version(patch.old_blob, language, base=base)
         blob = patch.new_blob
         new = self.blobs.version(blob, language, base=base) if blob else None
-        match = self.locate(cur.found, old, new)
+        match = self.locate(cur.found, old, new, patch)
         if match is None:
             return None
         kinds = _differences(match, cur.found)
@@ -1116,7 +1116,9 @@ class _Walker:
             header,
         )
 
-    def locate(self, target: _Found, old: Version, new: Version | None) -> _Found | None:
+    def locate(
+        self, target: _Found, old: Version, new: Version | None, patch: _Patch | None = None
+    ) -> _Found | None:
         """The symbol in the parent's file that `target` came from: same name, else a rename."""
         for sym in old.symbols:
             if sym.name == target.name:
@@ -1147,11 +1149,12 @@ class _Walker:
         appeared = [
             s for s in new.symbols if s.name not in before and _compatible(s, target.symbol)
         ]
-        if (
-            len(siblings) == 1
-            and len(appeared) == 1
-            and appeared[0].name == target.name
-            and _similarity(siblings[0], target) >= 0.25
+        if len(siblings) != 1 or target.name not in {s.name for s in appeared}:
+            return None
+        # Several definitions appeared: this one is the renamed one when a line that used the
+        # old name now uses the new one (a call site switched, or the declaration itself).
+        if (len(appeared) == 1 or _switched(patch, siblings[0].short_name, target.short_name)) and (
+            _similarity(siblings[0], target) >= 0.25
         ):
             return siblings[0]
         return None
@@ -1216,7 +1219,21 @@ class _Walker:
                 self.record(commit, kinds, cur)
                 self.walk_file(parent, _State.of(old_path, match), visited)
                 return
-        # 2. Moved from another file: a definition like it vanished from a file this commit
+        # 2. A file git did not pair with this one because much of it was rewritten, but which
+        #    this commit deleted and whose definitions are mostly here by name (a class renamed
+        #    and reworked with its file): in it, the symbol is found as in a rename.
+        paired = self.paired_file(sha, parent, cur, changes)
+        if paired is not None:
+            old_path, old = paired
+            match = self.locate(cur.found, old, self.blobs.version_at(sha, cur.path))
+            if match is not None:
+                kinds = ["file-rename", *_differences(match, cur.found)]
+                if match.name != cur.found.name:
+                    kinds.append("rename")
+                self.record(commit, kinds, cur)
+                self.walk_file(parent, _State.of(old_path, match), visited)
+                return
+        # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
         found = self.moved_from(sha, parent, cur, changes)
         if found is not None:
@@ -1228,6 +1245,32 @@ class _Walker:
             self.walk_file(parent, _State.of(old_path, match), visited)
             return
         self.record(commit, ["introduced"], cur)
+
+    def paired_file(
+        self, sha: str, parent: str, cur: _State, changes: list[tuple[str, str, str]]
+    ) -> tuple[str, Version] | None:
+        """The file deleted by commit `sha` that is the symbol's file under another name: at
+        least two of its definitions, and half of them, have a namesake (last name part) in the
+        added file, and no other deleted file is like that."""
+        if not any(s == "A" and new == cur.path for s, _, new in changes):
+            return None
+        here = self.blobs.version_at(sha, cur.path)
+        if here is None:
+            return None
+        names = {s.short_name for s in here.symbols}
+        pairs: list[tuple[str, Version]] = []
+        for status, old_path, _ in changes:
+            if status != "D" or language_for_path(old_path) != here.language:
+                continue
+            old = self.blobs.version_at(parent, old_path)
+            if old is None:
+                continue
+            before = {s.short_name for s in old.symbols}
+            shared = len(before & names)
+            if shared >= 2 and 2 * shared >= len(before):
+                pairs.append((old_path, old))
+        # Several deleted files that each look like it: they were merged into a new one.
+        return pairs[0] if len(pairs) == 1 else None
 
     def moved_from(
         self, sha: str, parent: str, cur: _State, changes: list[tuple[str, str, str]]
@@ -1277,6 +1320,23 @@ class _Walker:
             if best is None or score > best[0]:
                 best = (score, old_path, hit[0])
         return (best[1], best[2]) if best else None
+
+
+def _switched(patch: _Patch | None, old: str, new: str) -> bool:
+    """Whether the patch turned a line using the word `old` into the same line using `new`."""
+    if patch is None or not old or not new:
+        return False
+    before = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
+    removed: set[bytes] = set()
+    added: set[bytes] = set()
+    for line in patch.raw.split(b"\n"):
+        if line.startswith(b"-") and not line.startswith(b"---"):
+            text = line[1:].decode("utf-8", "replace")
+            if before.search(text):
+                removed.add(before.sub(new, text).strip().encode())
+        elif line.startswith(b"+") and not line.startswith(b"+++"):
+            added.add(line[1:].strip())
+    return bool(removed & added)
 
 
 def _scope(name: str) -> str:
