@@ -273,3 +273,92 @@ def test_cli_outside_a_repository(
 ) -> None:
     proc = run_tether(["history", "a.py::f"], tmp_path)
     assert proc.returncode == 4
+
+
+def test_annotation_removed_above_a_method_is_a_change(tmp_path: Path) -> None:
+    """A hunk just above the symbol that removes an annotation changes its declaration; one
+    that only edits the comment above it does not."""
+    r = Repo(tmp_path / "r")
+    method = "  int f(int x) {\n    return x;\n  }\n"
+    r.write("A.java", "class A {\n  /** Doc. */\n  @Deprecated\n" + method + "}\n")
+    born = r.commit("f")
+    r.write("A.java", "class A {\n  /** Doc. */\n" + method + "}\n")
+    removed = r.commit("drop the annotation")
+    r.write("A.java", "class A {\n  /** Better doc. */\n" + method + "}\n")
+    r.commit("doc only")
+    history = symbol_history(r.path, "A.java", "A.f")
+    assert changes(history.commits) == [(removed, ("signature",)), (born, ("introduced",))]
+
+
+def test_python_statements_removed_at_the_end_of_a_function(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    a = x\n    b = a\n    return b\n\n\nX = 1\n")
+    born = r.commit("f")
+    r.write("m.py", "def f(x):\n    a = x\n\n\nX = 1\n")
+    cut = r.commit("drop the tail")
+    assert changes(symbol_history(r.path, "m.py", "f").commits) == [
+        (cut, ("body",)),
+        (born, ("introduced",)),
+    ]
+
+
+def test_rename_among_new_definitions_follows_the_switched_call_site(tmp_path: Path) -> None:
+    """Two definitions appear where one vanished: the one the old call site now names is the
+    renamed one, even when its body was rewritten."""
+    r = Repo(tmp_path / "r")
+    r.write(
+        "u.js",
+        "function quality(s) {\n  var p = s.split(';');\n  return { v: p[0] };\n}\n\n"
+        "exports.parse = function (s) {\n  return s.split(',').map(quality);\n};\n",
+    )
+    born = r.commit("quality")
+    r.write(
+        "u.js",
+        "function acceptParams(s) {\n  var p = s.split(';');\n  var ret = { v: p[0], q: 1 };\n"
+        "  for (var i = 1; i < p.length; ++i) ret.q = p[i];\n  return ret;\n}\n\n"
+        "function paramsEqual(a, b) {\n  return a.v === b.v;\n}\n\n"
+        "exports.parse = function (s) {\n  return s.split(',').map(acceptParams);\n};\n",
+    )
+    renamed = r.commit("rename and rewrite")
+    history = symbol_history(r.path, "u.js", "acceptParams")
+    assert changes(history.commits) == [
+        (renamed, ("body", "rename")),
+        (born, ("introduced",)),
+    ]
+    assert changes(symbol_history(r.path, "u.js", "paramsEqual").commits) == [
+        (renamed, ("introduced",))
+    ]
+
+
+def test_class_renamed_with_its_file_rewritten_beyond_git_rename_detection(
+    tmp_path: Path,
+) -> None:
+    """A deleted file that alone shares most definition names with an added one is the same
+    class under a new name, even when git does not pair the files."""
+    r = Repo(tmp_path / "r")
+    helpers = "".join(f"  boolean h{i}(int v) {{\n    return v > {i};\n  }}\n" for i in range(4))
+    old = (
+        "class Old {\n  boolean skip(int v) {\n    return h0(v) || h1(v);\n  }\n" + helpers + "}\n"
+    )
+    r.write("Old.java", old)
+    born = r.commit("Old")
+    extra = "".join(
+        f"  int more{i}(int a, int b) {{\n    int c = a * {i} + b;\n    return c - {i};\n  }}\n"
+        for i in range(12)
+    )
+    new = (
+        "class Neu {\n  boolean exclude(int v, boolean s) {\n    return h0(v) || h1(v) || s;\n  }\n"
+        + helpers
+        + extra
+        + "}\n"
+    )
+    (r.path / "Old.java").unlink()
+    r.write("Neu.java", new)
+    moved = r.commit("rename Old to Neu and rework it")
+    history = symbol_history(r.path, "Neu.java", "Neu.exclude")
+    assert changes(history.commits) == [
+        (moved, ("body", "signature", "rename", "file-rename")),
+        (born, ("introduced",)),
+    ]
+    assert history.commits[-1].symbol == "Old.skip"
+    assert [e.path for e in history.commits] == ["Neu.java", "Old.java"]
