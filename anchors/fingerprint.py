@@ -133,6 +133,10 @@ class TokenStream:
         markers.sort()
         return markers
 
+    @property
+    def source(self) -> bytes:
+        return self._source
+
     def _bounds(self, start_byte: int, end_byte: int) -> tuple[int, int]:
         if self._keys is None:
             self._build()

@@ -17,8 +17,8 @@ Spans are 1-based inclusive lines. A symbol's signature is its declaration up to
 abstract methods) use their whole declaration as both.
 
 Fingerprints (`signature_fp`, `body_fp`, `body_norm`) are computed on first access, once per file
-(see `anchors.fingerprint`). Symbols compare equal by name, kind, place and signature text, not by
-body: compare fingerprints to know whether code changed.
+(see `anchors.fingerprint`), and so is the display signature. Symbols compare equal by name, kind
+and place, not by content: compare fingerprints to know whether code changed.
 """
 
 from __future__ import annotations
@@ -61,9 +61,20 @@ class Symbol:
     end_line: int
     start_byte: int
     end_byte: int
-    signature: str  # the declaration up to the body, whitespace collapsed (for display)
     body_start: int = field(default=0, repr=False)  # byte where the body begins
     _stream: TokenStream | None = field(default=None, repr=False, compare=False, hash=False)
+
+    @cached_property
+    def signature(self) -> str:
+        """The declaration up to the body, whitespace collapsed (for display; made on first use:
+        listing symbols does not pay for it)."""
+        if self._stream is None:
+            return ""
+        head = self._stream.source[self.start_byte : self.body_start].decode("utf-8", "replace")
+        text = " ".join(head.split())
+        if len(text) > MAX_SIGNATURE_CHARS:
+            text = text[: MAX_SIGNATURE_CHARS - 1] + "…"
+        return text
 
     @property
     def short_name(self) -> str:
@@ -184,10 +195,6 @@ def _make_symbol(
 ) -> Symbol:
     start, end = node.start_byte, node.end_byte
     body_start = body.start_byte if body is not None and body.end_byte > body.start_byte else end
-    head = source[start:body_start].decode("utf-8", "replace")
-    signature = " ".join(head.split())
-    if len(signature) > MAX_SIGNATURE_CHARS:
-        signature = signature[: MAX_SIGNATURE_CHARS - 1] + "…"
     end_row, end_col = node.end_point
     # A node that ends at column 0 ends with the previous line's newline.
     end_line = end_row if end_col == 0 and end_row > node.start_point[0] else end_row + 1
@@ -198,7 +205,6 @@ def _make_symbol(
         end_line=end_line,
         start_byte=start,
         end_byte=end,
-        signature=signature,
         body_start=body_start,
         _stream=stream,
     )
