@@ -52,8 +52,7 @@ class Anchor:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Anchor:
-        known = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        return cls(**{k: v for k, v in data.items() if k in _ANCHOR_FIELDS})
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -126,8 +125,7 @@ class Learning:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Learning:
-        known = {f.name for f in dataclasses.fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        values = {k: v for k, v in data.items() if k in _LEARNING_FIELDS}
         values["anchors"] = [Anchor.from_dict(a) for a in data.get("anchors", [])]
         values["evidence"] = [Evidence.from_dict(e) for e in data.get("evidence", [])]
         values["tags"] = list(data.get("tags", []))
@@ -140,6 +138,11 @@ class Learning:
     def visible(self) -> bool:
         """Shown in hovers, lists by default and context packs."""
         return self.status in ("active", "stale")
+
+
+# Field names, looked up once: from_dict runs for every row a query returns.
+_ANCHOR_FIELDS = frozenset(f.name for f in dataclasses.fields(Anchor))
+_LEARNING_FIELDS = frozenset(f.name for f in dataclasses.fields(Learning))
 
 
 def parse_evidence(ref: str) -> Evidence:
