@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GIT_ENV, make_repo
+from tests.conftest import GIT_ENV, make_repo
 
 from anchors.bootstrap import bootstrap
 from anchors.memory import Memory

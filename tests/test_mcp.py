@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TETHER
+from tests.conftest import TETHER
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -202,7 +202,7 @@ def _ops(repo: Path) -> list[str]:
 
 
 async def test_stale_tool_reports_through_the_cli_contract(repo: Path) -> None:
-    from conftest import git
+    from tests.conftest import git
 
     (repo / "pay.py").write_text("def charge(order):\n    return order\n")
     git(repo, "add", "pay.py")
