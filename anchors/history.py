@@ -1094,7 +1094,9 @@ class _Walker:
         depth = len(cur.header_spans)
         closer = _CLOSERS.get(language, b"\n}") * depth
         source = header + b"".join(old_lines) + closer
-        snippet = Version("", source, language, snippet=True)
+        # Parsed incrementally from the newer snippet: the two differ only in the hunks.
+        base = version if version.snippet else None
+        snippet = Version("", source, language, base, snippet=True)
         first = header.count(b"\n") + 1
         last = first + len(old_lines) - 1
         hits = [s for s in snippet.symbols if s.name == cur.found.name]
