@@ -117,6 +117,13 @@ def main() -> int:
     tether(bob, "stale")
     tether(bob, "sync")
 
+    heading("Symbol-aware history: the commits that changed charge(), newest first")
+    tether(bob, "history", "payments.py::PaymentClient.charge")
+
+    heading("An agent asks a question and loads its context pack (also served over MCP)")
+    tether(bob, "recall", "why must charging be safe to retry?", "--k", "3")
+    tether(bob, "context", "--session", "demo-session", "--files", "payments.py")
+
     heading("Alice syncs: the learning's history shows who wrote, flagged and confirmed it")
     tether(alice, "sync")
     tether(alice, "show", charge_id, "--history")
