@@ -15,19 +15,20 @@ import re
 
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
+from anchors.rules.lazy_regex import lazy
 
 CATEGORY = "exfiltration"
 
 # Network commands and calls. The pattern starts with the word itself (the engine then scans by
 # first character); that the word starts a token is checked after a match (`_command_starts`).
-_NETWORK = re.compile(
+_NETWORK = lazy(
     r"(?:curl|wget|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|tftp|"
     r"invoke-webrequest|invoke-restmethod|iwr|irm|sendmail|mail|openssl\s+s_client|"
     r"http(?:ie)?\s+(?:post|put|get)|aws\s+s3\s+cp|gsutil\s+cp)(?=\s)"
     r"|requests\.(?:post|put|get|request)\s*\(|urlopen\s*\(|"
     r"fetch\s*\(|axios\.(?:post|put|get)\s*\(|http\.request\s*\(|\.sendall?\s*\(|/dev/tcp/"
 )
-_SECRET_VAR = re.compile(
+_SECRET_VAR = lazy(
     r"\$\{?[a-z0-9_]*(?:key|token|secret|pass|passwd|password|pwd|cred|credentials|auth|session|"
     r"cookie|private)[a-z0-9_]*\}?"
     r"|\$\(\s*(?:cat|head|tail|base64|gpg|security\s+find)[^)]*\)"
@@ -35,12 +36,12 @@ _SECRET_VAR = re.compile(
     r"|os\.getenv\([^)]*(?:key|token|secret|pass|cred|auth)[^)]*\)"
     r"|process\.env\.[a-z0-9_]*(?:key|token|secret|pass|cred|auth)[a-z0-9_]*"
 )
-_AUTH_CONTEXT = re.compile(
+_AUTH_CONTEXT = lazy(
     r"(?:authorization|x-[\w-]*(?:key|token|auth)[\w-]*|api[_-]?key|bearer|basic|token)\s*[:=]?\s*"
     r"(?:bearer\s+|basic\s+|token\s+)?[\"']?$"
     r"|(?:\s-u|--user|--oauth2-bearer|--password|--header|\s-h)\s*[=\s]?\s*[\"']?[^\s\"']*$"
 )
-_ENV_DUMP = re.compile(
+_ENV_DUMP = lazy(
     r"(?:^|[\s;|&(`$])(?:env|printenv|export\s+-p|declare\s+-x|set|get-childitem\s+env:|gci\s+env:|"
     r"dir\s+env:)\s*(?:\||\)|`|>)"
     r"|\$\(\s*(?:env|printenv|set)\s*\)|`\s*(?:env|printenv)\s*`"
@@ -56,17 +57,17 @@ _CREDENTIAL_FILE = (
     r"|/etc/shadow|\.bash_history|\.zsh_history|\.config/gh/hosts\.yml"
     r"|id_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])|credentials\.json|service[-_]account[\w-]*\.json)"
 )
-_READ_FILE = re.compile(
+_READ_FILE = lazy(
     r"(?:cat|less|more|head|tail|type|get-content|gc|base64|xxd|od|strings|bat|"
     r"nl|tac|sed\s+-n\s+\S+|awk\s+\S+|grep\s+(?:-\w+\s+)*\S+|cp|scp|tar\s+\S+)\s+(?:-\S+\s+)*"
     r"[\"']?" + _CREDENTIAL_FILE + r"|open\(\s*[\"'][^\"']*" + _CREDENTIAL_FILE + r"[\"']"
 )
-_UPLOAD_FILE = re.compile(
+_UPLOAD_FILE = lazy(
     r"(?:@|<\s*|--upload-file\s+|-t\s+|--data-binary\s+@?)[\"']?" + _CREDENTIAL_FILE
 )
 
 
-_CREDENTIAL_FILE_HINT = re.compile(
+_CREDENTIAL_FILE_HINT = lazy(
     r"\.env|netrc|credential|pgpass|pypirc|npmrc|dockercfg|\.docker|\.aws|\.azure|gcloud|\.kube|"
     r"\.ssh|id_[rde]|gnupg|shadow|_history|hosts\.yml|service.account"
 )
@@ -111,7 +112,7 @@ def scan(view: FoldedText) -> list[Hit]:
         o_start, o_end = view.to_original(start, end)
         hits.append(Hit(rule, CATEGORY, o_start, o_end, message))
 
-    reads = _command_starts(text, _READ_FILE) if _CREDENTIAL_FILE_HINT.search(text) else []
+    reads = _command_starts(text, _READ_FILE()) if _CREDENTIAL_FILE_HINT().search(text) else []
     for match in reads:
         add(
             "exfiltration.read-credential-file",
@@ -120,13 +121,13 @@ def scan(view: FoldedText) -> list[Hit]:
             "prints or copies a credential file",
         )
     seen: set[int] = set()
-    for network in _command_starts(text, _NETWORK):
+    for network in _command_starts(text, _NETWORK()):
         offset, line = _statement(text, network.start())
         if offset in seen:
             continue
         seen.add(offset)
-        for var in _SECRET_VAR.finditer(line):
-            if _AUTH_CONTEXT.search(line[max(0, var.start() - 60) : var.start()]):
+        for var in _SECRET_VAR().finditer(line):
+            if _AUTH_CONTEXT().search(line[max(0, var.start() - 60) : var.start()]):
                 continue  # a key used with the API it belongs to, in a header or -u
             add(
                 "exfiltration.secret-to-network",
@@ -134,14 +135,14 @@ def scan(view: FoldedText) -> list[Hit]:
                 offset + var.end(),
                 "sends a credential variable to a network command",
             )
-        for dump in _ENV_DUMP.finditer(line):
+        for dump in _ENV_DUMP().finditer(line):
             add(
                 "exfiltration.env-dump",
                 offset + dump.start(),
                 offset + dump.end(),
                 "sends the whole environment to a network command",
             )
-        for upload in _UPLOAD_FILE.finditer(line):
+        for upload in _UPLOAD_FILE().finditer(line):
             add(
                 "exfiltration.upload-credential-file",
                 offset + upload.start(),

@@ -11,18 +11,19 @@ the folded text reports a span in the text the user wrote.
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from anchors.rules.charsets import is_invisible
+from anchors.rules.lazy_regex import lazy
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII = lazy(r"[^\x00-\x7f]+")
 # Four or more single letters or digits, each followed by one to three separators: "i g n o r e",
 # "i.g.n.o.r.e", "i-g-n-o-r-e". Ordinary prose almost never has four one-letter words in a row.
-_SPACED_RUN = re.compile(r"(?<![a-z0-9])(?:[a-z0-9][ \t.\-_*·]{1,3}){3,}[a-z0-9](?![a-z0-9])")
-_SEPARATORS = re.compile(r"[ \t.\-_*·]+")
+_SPACED_RUN = lazy(r"(?<![a-z0-9])(?:[a-z0-9][ \t.\-_*·]{1,3}){3,}[a-z0-9](?![a-z0-9])")
+_SEPARATORS = lazy(r"[ \t.\-_*·]+")
 
 
 @lru_cache(maxsize=1)
@@ -61,6 +62,8 @@ class FoldedText:
     original: str
     text: str
     origin: list[int]
+    # What the rule families compute once per text and share (the needle words present, ...).
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Map a span of the folded text back to the original text (end exclusive)."""
@@ -73,10 +76,12 @@ class FoldedText:
 
 def fold(text: str) -> FoldedText:
     """Build the folded view of `text` (ASCII stretches are only lower-cased, at C speed)."""
+    if text.isascii():
+        return _close_spaced_runs(FoldedText(text, text.lower(), list(range(len(text)))))
     parts: list[str] = []
     origin: list[int] = []
     pos = 0
-    for run in _NON_ASCII.finditer(text):
+    for run in _NON_ASCII().finditer(text):
         if run.start() > pos:
             parts.append(text[pos : run.start()].lower())
             origin.extend(range(pos, run.start()))
@@ -95,7 +100,7 @@ def fold(text: str) -> FoldedText:
 
 def _close_spaced_runs(view: FoldedText) -> FoldedText:
     """Join letter-spaced runs ("i g n o r e" -> "ignore"), keeping the map to the original."""
-    runs = list(_SPACED_RUN.finditer(view.text))
+    runs = list(_SPACED_RUN().finditer(view.text))
     if not runs:
         return view
     parts: list[str] = []
@@ -106,7 +111,7 @@ def _close_spaced_runs(view: FoldedText) -> FoldedText:
         origin.extend(view.origin[pos : run.start()])
         for index in range(run.start(), run.end()):
             char = view.text[index]
-            if not _SEPARATORS.fullmatch(char):
+            if not _SEPARATORS().fullmatch(char):
                 parts.append(char)
                 origin.append(view.origin[index])
         pos = run.end()

@@ -12,10 +12,9 @@ character) and carry needle groups, so a text without the words a rule needs cos
 
 from __future__ import annotations
 
-import re
-
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
+from anchors.rules.lazy_regex import lazy
 from anchors.rules.phrases import GAP, fillers, rule, run, seq, words
 
 CATEGORY = "injection"
@@ -703,7 +702,7 @@ _RULES = [
 # "[SYSTEM]", "[OVERRIDE]", "[DATA EXFIL REQUEST]": a bracketed directive tag. Lower-case
 # "[system]" is a TOML/INI section, so the tag must be upper-case in the original or name more
 # than one word.
-_BRACKET_TAG = re.compile(
+_BRACKET_TAG = lazy(
     r"\[\s*((?:[a-z]+\s+){0,2}(?:system|override|directive|instructions?|exfil[a-z]*|jailbreak)"
     r"(?:\s+[a-z]+){0,2})\s*\]"
 )
@@ -713,7 +712,7 @@ def _bracket_tags(view: FoldedText) -> list[Hit]:
     hits: list[Hit] = []
     if "[" not in view.text:
         return hits
-    for match in _BRACKET_TAG.finditer(view.text):
+    for match in _BRACKET_TAG().finditer(view.text):
         start, end = view.to_original(match.start(), match.end())
         written = view.original[start:end]
         letters = [c for c in written if c.isalpha()]

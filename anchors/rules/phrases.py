@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
@@ -31,25 +32,44 @@ def fillers(pattern: str, most: int) -> str:
     return f"(?:{pattern}{GAP}){{0,{most}}}"
 
 
-@dataclass(frozen=True)
+# Every needle word of every phrase rule, in one tuple: a text's present needles are found in one
+# C-level pass (`present`), shared by all the rules, instead of one search per rule.
+_ALL_NEEDLES: list[str] = []
+
+
+@dataclass
 class PhraseRule:
     rule: str
     category: str
-    pattern: re.Pattern[str]
+    source: str  # the regex, compiled at the first text that has the rule's needles
     message: str
     # Groups of literal words: the pattern cannot match unless the text holds a word from every
-    # group. Checking them with `in` costs almost nothing and spares most texts most regexes.
-    needles: tuple[tuple[str, ...], ...] = ()
+    # group. Which needles a text holds is computed once per text (`present`), so a rule whose
+    # words are absent costs a set check and its regex is never compiled.
+    needles: tuple[frozenset[str], ...] = ()
     word_start: bool = False  # the match must not start inside a word
     # What the text just before a match must end with (e.g. a line start), checked after the
     # match so the pattern itself can start with a literal word.
-    before: re.Pattern[str] | None = None
+    before: str | None = None
+    _compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None
 
-    needle_patterns: tuple[re.Pattern[str], ...] = ()
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled on first use)."""
+        return self.compiled()[0]
 
-    def may_match(self, text: str) -> bool:
-        """False when a needle group has no word in `text` (the pattern cannot match)."""
-        return all(group.search(text) for group in self.needle_patterns)
+    def compiled(self) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+        """(pattern, before-pattern), compiled on first use."""
+        if self._compiled is None:
+            self._compiled = (
+                re.compile(self.source, re.DOTALL),
+                re.compile("(?:" + self.before + ")$") if self.before else None,
+            )
+        return self._compiled
+
+    def may_match(self, present: frozenset[str]) -> bool:
+        """False when a needle group has no word among the text's `present` needles."""
+        return all(not present.isdisjoint(group) for group in self.needles)
 
 
 def rule(
@@ -60,7 +80,7 @@ def rule(
     needles: tuple[tuple[str, ...], ...] = (),
     before: str | None = None,
 ) -> PhraseRule:
-    """Compile one phrase rule, matched on folded text.
+    """Declare one phrase rule, matched on folded text (compiled when a text first needs it).
 
     A leading `\\b` is taken off the pattern and checked after a match instead: a pattern that
     starts with an assertion loses the regex engine's first-character scan, which costs 2-3x.
@@ -68,27 +88,41 @@ def rule(
     word_start = pattern.startswith(r"\b")
     if word_start:
         pattern = pattern[2:]
+    for group in needles:
+        for word in group:
+            if word not in _ALL_NEEDLES:
+                _ALL_NEEDLES.append(word)
     return PhraseRule(
         rule_id,
         category,
-        re.compile(pattern, re.DOTALL),
+        pattern,
         message,
-        needles,
+        tuple(frozenset(group) for group in needles),
         word_start,
-        re.compile("(?:" + before + ")$") if before else None,
-        tuple(re.compile("|".join(map(re.escape, group))) for group in needles),
+        before,
     )
+
+
+def present(view: FoldedText) -> frozenset[str]:
+    """The needle words (of every phrase rule) that occur in the folded text, computed once."""
+    found = view.memo.get("needles")
+    if found is None:
+        found = frozenset(compress(_ALL_NEEDLES, map(view.text.__contains__, _ALL_NEEDLES)))
+        view.memo["needles"] = found
+    return found
 
 
 def run(rules: Iterable[PhraseRule], view: FoldedText) -> Iterator[Hit]:
     """Each rule's matches on the folded text, as hits with spans in the original text."""
+    found = present(view)
+    text = view.text
     for phrase in rules:
-        if not phrase.may_match(view.text):
+        if phrase.needles and not phrase.may_match(found):
             continue
-        text = view.text
+        pattern, before = phrase.compiled()
         pos = 0
         while True:
-            match = phrase.pattern.search(text, pos)
+            match = pattern.search(text, pos)
             if match is None:
                 break
             pos = match.end() if match.end() > match.start() else match.start() + 1
@@ -101,7 +135,7 @@ def run(rules: Iterable[PhraseRule], view: FoldedText) -> Iterator[Hit]:
             ):
                 pos = match.start() + 1
                 continue
-            if phrase.before is not None and not phrase.before.search(
+            if before is not None and not before.search(
                 text, max(0, match.start() - 12), match.start()
             ):
                 pos = match.start() + 1

@@ -1,11 +1,16 @@
 """Live-looking secrets: known formats from detect-secrets, plus the generic shapes around them.
 
-Known formats (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, PyPI, JWT, private keys, ...) come from
-detect-secrets' regex plugins, read at import and run over the whole text once each. Around them,
-in the manner of gitleaks' generic rules: a credential-named key assigned a live-looking value
-(`JIRA_TOKEN=dt9q...`, `"client_secret": "..."`), a literal `Authorization:` header, `curl -u
-user:password`, credentials in a URL, and bare high-entropy tokens. Placeholders (`$API_KEY`,
+Known formats (AWS, GitHub, GitLab, Slack, Stripe, OpenAI, PyPI, JWT, ...) come from detect-secrets'
+regex plugins, read from the installed package's source (`anchors.rules.known_formats`: importing
+detect-secrets costs 100-200 ms) and compiled when a text first needs them. Around them, in the
+manner of gitleaks' generic rules: a credential-named key assigned a live-looking value
+(`JIRA_TOKEN=dt9q...`, `"client_secret": "..."`) or any quoted literal that is not a placeholder
+(`password = "rootpasswd"`), a literal `Authorization:` header, `curl -u user:password`,
+credentials in a URL, private keys, and bare random-looking tokens. Placeholders (`$API_KEY`,
 `<token>`, `xxxx`, `changeme`, `AKIA...EXAMPLE`) and public keys pass: they are not secrets.
+
+Each check is gated by a cheap test (a literal with `in`, one combined alternation), so a note
+without the characters a check needs costs a few substring tests.
 """
 
 from __future__ import annotations
@@ -14,35 +19,26 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
+from anchors.rules import known_formats
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
+from anchors.rules.lazy_regex import lazy
 
 CATEGORY = "secret"
 
-# detect-secrets plugins that are not about secrets in a note: a public IP address is not one.
-# The private-key plugin fires on a bare "BEGIN ... PRIVATE KEY" header, which notes about keys
-# quote; `_PRIVATE_KEY` below asks for the key material too. The Cloudant, IBM and SoftLayer
-# plugins look for `<vendor>_password = value`, which `secret.assigned-credential` covers for any
-# vendor; their look-behind patterns also cost more than all the other plugins together.
-_SKIPPED_PLUGINS = frozenset(
-    {
-        "IPPublicDetector",
-        "PrivateKeyDetector",
-        "CloudantDetector",
-        "IbmCloudIamDetector",
-        "IbmCosHmacDetector",
-        "SoftlayerDetector",
-    }
-)
-# Literal words without which a plugin's patterns cannot match (checked with `in` first).
-_PLUGIN_NEEDLES = {
-    "ArtifactoryDetector": re.compile(r"AKC|AP[\dA-F]"),
-    "MailchimpDetector": re.compile(r"-us\d"),
+# Literal words (in the lower-cased text) without which a plugin's patterns cannot match. Patterns
+# with flags of their own (case-insensitive ones are the slowest to compile) are compiled and run
+# only when their words are present; a plugin not listed here always runs.
+_PLUGIN_NEEDLES: dict[str, tuple[str, ...]] = {
+    "AWSKeyDetector": ("aws", "a3t", "abia", "acca", "akia", "asia"),
+    "SlackDetector": ("xox", "hooks.slack"),
+    "ArtifactoryDetector": ("akc", "ap"),
+    "MailchimpDetector": ("-us",),
 }
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = lazy(
     r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----\s*(?:[\w-]+:[^\n]*\n\s*)*"
     r"[A-Za-z0-9+/=]{40,}"
     r"|PuTTY-User-Key-File-\d+:[^\n]*\n(?:[^\n]*\n){0,4}?Private-Lines:\s*\d+\s*\n[A-Za-z0-9+/=]{40,}"
@@ -97,13 +93,13 @@ _PLACEHOLDER_WORDS = frozenset(
         "letmein",
     ]
 )
-_PLACEHOLDER_MARKS = re.compile(
+_PLACEHOLDER_MARKS = lazy(
     r"^[$%]|\$\{|\$\(|\{\{|<[^>]*>|\[[A-Z_ ]+\]|\.\.\.|\*{3,}|x{4,}|X{4,}|#{4,}|"
     r"example|sample|placeholder|dummy|redacted|changeme|your[_-]|[_-]here\b|"
     r"1234567|abcdefg|0{6,}|(?:token|key|string|secret|password|value)here\b|^\{.*\}$|^<",
     re.IGNORECASE,
 )
-_CODE_REFERENCE = re.compile(
+_CODE_REFERENCE = lazy(
     r"[()\[\]]|^(?:os\.|env\.|process\.env|getenv|secrets\.|vars\.|config\.|settings\.|self\.)",
     re.IGNORECASE,
 )
@@ -125,19 +121,19 @@ def is_placeholder(value: str) -> bool:
         return True
     if stripped.lower() in _PLACEHOLDER_WORDS:
         return True
-    if _PLACEHOLDER_MARKS.search(value):
+    if _PLACEHOLDER_MARKS().search(value):
         return True
     # One character repeated, or two alternating: "aaaaaaaa", "abababab"; a short unit repeated
     # ("123123123"); a run of the alphabet or of digits ("klmnop", "34567").
     if len(set(stripped)) <= 2:
         return True
-    repeated = _REPEATED_UNIT.search(stripped)
+    repeated = _REPEATED_UNIT().search(stripped)
     if repeated and len(repeated.group()) * 2 >= len(stripped):
         return True
     return _has_ascending_run(stripped.lower(), 5)
 
 
-_REPEATED_UNIT = re.compile(r"(.{2,4})\1{3,}")
+_REPEATED_UNIT = lazy(r"(.{2,4})\1{3,}")
 
 
 def _has_ascending_run(value: str, length: int) -> bool:
@@ -149,20 +145,20 @@ def _has_ascending_run(value: str, length: int) -> bool:
     return False
 
 
-_DOTTED_NAME = re.compile(r"[a-z0-9_\-]{1,19}(?:\.[a-z0-9_\-]{1,19})+")
+_DOTTED_NAME = lazy(r"[a-z0-9_\-]{1,19}(?:\.[a-z0-9_\-]{1,19})+")
 # Keys that name an identifier, a file or a reference, not the secret itself.
-_KEY_IS_A_NAME = re.compile(
+_KEY_IS_A_NAME = lazy(
     r"(?:id|ids|name|names|file|path|url|uri|type|version|ref|arn|field|len|length)$", re.IGNORECASE
 )
 
 
 def _looks_live(value: str, minimum: int = 8) -> bool:
     """A value that could be a real credential: long enough, varied enough, not code or a path."""
-    if len(value) < minimum or is_placeholder(value) or _CODE_REFERENCE.search(value):
+    if len(value) < minimum or is_placeholder(value) or _CODE_REFERENCE().search(value):
         return False
     if value.startswith(("/", "./", "../", "~/", "http://", "https://")):
         return False
-    if _DOTTED_NAME.fullmatch(value):
+    if _DOTTED_NAME().fullmatch(value):
         return False  # var.db_password, host.example.com, settings.API_KEY
     classes = sum(
         (
@@ -183,75 +179,123 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-_KnownFormat = tuple[
-    str, str, re.Pattern[str], Callable[[str], bool] | None, re.Pattern[str] | None
-]
+@dataclass(frozen=True)
+class _KnownFormat:
+    rule: str  # secret.<slug of the plugin's secret type>
+    description: str
+    pattern: Callable[[], re.Pattern[str]]
+    plain: bool  # no flags of its own: part of the combined alternation
+    needles: tuple[str, ...] | None  # words one of which the lower-cased text must hold
+    validator: Callable[[str], bool] | None
 
 
 @lru_cache(maxsize=1)
-def _known_formats() -> list[_KnownFormat]:
-    """(rule, description, pattern, validator) for each regex of detect-secrets' format plugins."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.base import RegexBasedDetector
-    from detect_secrets.plugins.jwt import JwtTokenDetector
-
-    formats: list[_KnownFormat] = []
-    plugins: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
-    for secret_type, plugin in plugins.items():
-        if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in _SKIPPED_PLUGINS:
-            continue
-        validator = JwtTokenDetector.is_formally_valid if plugin is JwtTokenDetector else None
-        needles = _PLUGIN_NEEDLES.get(plugin.__name__)
-        for pattern in plugin.denylist:
-            formats.append(
-                (f"secret.{_slug(secret_type)}", secret_type, pattern, validator, needles)
+def _known_formats() -> tuple[_KnownFormat, ...]:
+    """Each regex of detect-secrets' format plugins, with the rule id named after its plugin."""
+    formats = []
+    for found in known_formats.plugin_patterns():
+        validator = (
+            known_formats.jwt_is_formally_valid if found.plugin == "JwtTokenDetector" else None
+        )
+        formats.append(
+            _KnownFormat(
+                f"secret.{_slug(found.secret_type)}",
+                found.secret_type,
+                lazy(found.pattern, found.flags),
+                found.flags == re.UNICODE,
+                _PLUGIN_NEEDLES.get(found.plugin),
+                validator,
             )
-    return formats
+        )
+    return tuple(formats)
+
+
+@lru_cache(maxsize=1)
+def _any_known_format() -> re.Pattern[str]:
+    """All plain format patterns in one alternation: one search tells whether any can match."""
+    return re.compile(
+        "|".join(f"(?:{known.pattern().pattern})" for known in _known_formats() if known.plain)
+    )
 
 
 _KEY_WORDS = (
     r"api[_.\-]?key|apikey|access[_.\-]?key|secret(?!s)|token|passwd|password|passphrase|pwd|"
-    r"private[_.\-]?key|auth[_.\-]?key|credentials?|bearer"
+    r"private[_.\-]?key|auth[_.\-]?key|credentials?|bearer|access[_.\-]?id"
 )
-_KEY_WORD = re.compile(_KEY_WORDS)  # searched in the lower-cased text (IGNORECASE is slow)
-# Matched from the end of a credential word: the rest of the key, a separator, then the value.
-_ASSIGNED_VALUE = re.compile(
-    r"(?P<rest>[\w.\-]*)[\"'\]]?"
-    r"(?P<sep>\s*(?::=|=>|->|=|:)\s*|\s+is\s+|\s*\(\s*|\s+value\s*=\s*|\s+)"
-    r"(?:[\"'`]|(?:[\w.]+\()?)?(?P<value>[^\s\"'`,;)]{8,})",
+_KEY_WORD = lazy(_KEY_WORDS)  # searched in the lower-cased text (IGNORECASE is slow)
+# Matched from the end of a credential word: the rest of the key, a closing quote or bracket
+# (`os.environ['X_TOKEN'] = ...`), a separator, then the value.
+_ASSIGNED_VALUE = lazy(
+    r"(?P<rest>[\w.\-]*)(?P<close>[\"'\]]{0,2})"
+    r"(?P<sep>\s*(?::=|=>|->|={1,3}|!==?|:)\s*|\s+is\s+|\s*\(\s*|\s+value\s*=\s*|\s*,\s*|\s+)"
+    r"(?P<open>[\"'`]|(?:[\w.]+\()?)?(?P<value>[^\s\"'`,;)]{4,})",
     re.IGNORECASE,
 )
+# The key names the secret itself (it ends with a credential word), so any quoted literal it is
+# given is the secret: `password = "rootpasswd"`, `"apiKey": "k3y"`. Not `token_type`, `tokenizer`.
+_CREDENTIAL_KEY_END = lazy(
+    r"(?:password|passwd|passphrase|pwd|pass|secret|token|api[_.\-]?key|apikey|access[_.\-]?key|"
+    r"secret[_.\-]?key|private[_.\-]?key|auth[_.\-]?key|credentials?|access[_.\-]?(?:key[_.\-]?)?id)"
+    r"[_.\-]?\d*$"
+)
+# An access id is half of a credential pair (AWS's access key id, Sumo Logic's access id): a
+# random literal given to one is a leak, although keys ending in "id" usually name identifiers.
+_ACCESS_ID_KEY = lazy(r"access[_.\-]?(?:key[_.\-]?)?id$")
+# Literals that describe a credential field rather than fill it (schemas, forms, docs).
+_DESCRIPTIVE_WORDS = frozenset(
+    [
+        "required", "optional", "string", "text", "hidden", "masked", "sensitive", "secret",
+        "boolean", "integer", "number", "empty", "unset", "default", "auto", "generated",
+        "random", "env", "environment", "vault", "keychain", "keyring", "bearer", "basic",
+        "oauth", "oauth2", "jwt", "token", "password", "none", "null", "disabled", "enabled",
+        "write", "read", "readonly", "public", "private", "internal", "inherit", "prompt",
+    ]
+)  # fmt: skip
+_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # DB_PASSWORD: the name of a variable
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _AUTH_HEADER_PATTERN = (
     r"(?:authorization|x-[\w\-]*(?:api[_\-]?key|token|auth)[\w\-]*|api[_\-]?key)\s*:\s*"
     r"(?:(?:bearer|basic|token|api-token|apikey|sso-key|digest|otp)\s+)?(?P<value>[^\s\"'\\]{6,})"
 )
-_AUTH_HEADER = re.compile(_AUTH_HEADER_PATTERN)  # on lower-cased text: IGNORECASE is slow
-_AUTH_HEADER_CASED = re.compile(_AUTH_HEADER_PATTERN, re.IGNORECASE)
-_INLINE_USER = re.compile(
+_AUTH_HEADER = lazy(_AUTH_HEADER_PATTERN)  # on lower-cased text: IGNORECASE is slow
+_AUTH_HEADER_CASED = lazy(_AUTH_HEADER_PATTERN, re.IGNORECASE)
+_INLINE_USER = lazy(
     r"(?:\s-u|--user)\s*[=\s]\s*[\"']?(?P<user>[^\s:\"'$]+):(?P<value>[^\s\"']*)", re.IGNORECASE
 )
-# Candidate tokens stop at "/" and ".", so a URL or a path is judged segment by segment.
 # user:password@ in a URL (detect-secrets' basic-auth pattern leaves out passwords with !, $, ...).
-_URL_CREDENTIALS = re.compile(r"://[^/\s:@\"'<>]{1,64}:(?P<value>[^/\s@\"'<>]{1,128})@[\w.\-\[]")
-_TOKEN = re.compile(r"(?<![\w+~\-])[A-Za-z0-9~][A-Za-z0-9_\-+~]{19,}={0,3}(?![\w+~\-])")
-_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+_URL_CREDENTIALS = lazy(r"://[^/\s:@\"'<>]{1,64}:(?P<value>[^/\s@\"'<>]{1,128})@[\w.\-\[]")
+# Candidate tokens stop at "/", "." and "=", so a URL, a path or `key=value` is judged part by
+# part. A token may start with "-" or "_" (`-zxt1p9...`, `=_2uyda...`) when that is where the
+# run of key characters starts.
+_TOKEN = lazy(r"(?<![\w+~\-])[A-Za-z0-9~_\-][A-Za-z0-9_\-+~]{19,}={0,3}(?![\w+~\-])")
+# A short random word (16-19 letters and digits, no separator): `t6u772etb6ljjy1l7`.
+_SHORT_TOKEN = lazy(r"(?<![\w+~\-./])[A-Za-z0-9]{16,19}(?![\w+~\-/])")
+_FILE_SUFFIX = lazy(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
 # Lower-case only: the keys with vendor prefixes print their hex in lower case, while upper-case
 # hex after a word is usually an id in a URL (API-BD80F56C...).
-_LONG_HEX = re.compile(r"[0-9a-f]{24,}")
-_REDACTED = re.compile(r"[-_]?[#*xX.]{3,}")
-_PREFIXED_HEX = re.compile(r"0x[0-9a-fA-F]+")  # addresses and hashes written as numbers
-_SEGMENT_SPLIT = re.compile(r"[-_~+]+")
-_WORDLIKE = re.compile(r"[a-z]+|[A-Z][a-z]*|[A-Z]+|\d+|[A-Za-z0-9]{1,4}|[0-9a-f]{6,}|[0-9A-F]{6,}")
+_LOWER_HEX = lazy(r"[0-9a-f]+")
+_REDACTED = lazy(r"[-_]?[#*xX.]{3,}")
+_PREFIXED_HEX = lazy(r"0x[0-9a-fA-F]+")  # addresses and hashes written as numbers
+_SEGMENT_SPLIT = lazy(r"[-_~+]+")
+_WORDLIKE = lazy(r"[a-z]+|[A-Z][a-z]*|[A-Z]+|\d+|[A-Za-z0-9]{1,4}|[0-9a-f]{6,}|[0-9A-F]{6,}")
+_DIGIT_RUN = lazy(r"\d+")
+_LETTER_RUN = lazy(r"[A-Za-z]+")
+_LOWER_RUN = lazy(r"[a-z]+")
+_CASE_SWITCH = lazy(r"(?=[a-z][A-Z]|[A-Z][a-z])")
 # One case only: digests are printed in one case, keys that happen to be hex flip it at random.
-_HEX_OR_UUID = re.compile(r"[0-9a-f\-~:_]+|[0-9A-F\-~:_]+")
-_INTEGRITY_PREFIX = re.compile(r"(?:sha1|sha256|sha384|sha512|h1|md5)[-:=]$", re.IGNORECASE)
+_HEX_OR_UUID = lazy(r"[0-9a-f\-~:_]+|[0-9A-F\-~:_]+")
+_INTEGRITY_PREFIX = lazy(r"(?:sha1|sha256|sha384|sha512|h1|md5)[-:=]$", re.IGNORECASE)
+# Words that say the random material glued after them is a credential: `access-production-<uuid>`
+# (Plaid), `session-<uuid>`, `token_<hex>`.
+_CREDENTIAL_PREFIX_WORDS = frozenset(
+    ["access", "secret", "token", "key", "auth", "session", "bearer", "apikey", "password", "pat"]
+)
 # A Kubernetes Secret manifest: its `data:` values are base64 credentials.
-_KUBE_SECRET = re.compile(r"^\s*kind:\s*[\"']?secret\b", re.IGNORECASE | re.MULTILINE)
-_KUBE_DATA_VALUE = re.compile(
+_KUBE_SECRET = lazy(r"^\s*kind:\s*[\"']?secret\b", re.IGNORECASE | re.MULTILINE)
+_KUBE_DATA_VALUE = lazy(
     r"^[ \t]+[\w.\-]+:[ \t]*[\"']?(?P<value>[A-Za-z0-9+/]{12,}={0,2})[\"']?[ \t]*$", re.MULTILINE
 )
-_PUBLIC_MATERIAL = re.compile(
+_PUBLIC_MATERIAL = lazy(
     r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)\s+AAAA[0-9A-Za-z+/]+=*"
     r"|\bage1[02-9ac-hj-np-z]{58}\b"
     r"|-----BEGIN (?:PUBLIC KEY|CERTIFICATE|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY)-----.*?-----END[^-]*-----",
@@ -259,33 +303,26 @@ _PUBLIC_MATERIAL = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _any_known_format() -> re.Pattern[str]:
-    """All format patterns in one alternation: one search tells whether any can match at all."""
-    plain = [p.pattern for _, _, p, _, _ in _known_formats() if p.flags == re.UNICODE]
-    return re.compile("|".join(f"(?:{pattern})" for pattern in plain))
-
-
-def _known_format_hits(text: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
-    # Patterns compiled with flags of their own (IGNORECASE, VERBOSE) are not in the alternation
-    # and always run.
+def _known_format_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
     # Worth it for a note (one search instead of ~30); a long document runs each pattern anyway.
     plain_may_match = len(text) > 4000 or _any_known_format().search(text) is not None
-    for rule, description, pattern, validator, needles in _known_formats():
-        if pattern.flags == re.UNICODE and not plain_may_match:
+    for known in _known_formats():
+        if known.plain and not plain_may_match:
             continue
-        if needles is not None and not needles.search(text):
+        if known.needles is not None and not any(n in lowered for n in known.needles):
             continue
-        for match in pattern.finditer(text):
+        for match in known.pattern().finditer(text):
             whole = match.group()
             value = match.group(match.lastindex) if match.lastindex else whole
             if not value or is_placeholder(whole) or is_placeholder(value):
                 continue
-            if entropy(whole) < 2.6 or (validator and not validator(value)):
+            if entropy(whole) < 2.6 or (known.validator and not known.validator(value)):
                 continue
-            if _inside(match.start(), public) or _REDACTED.match(text, match.end()):
+            if _inside(match.start(), public) or _REDACTED().match(text, match.end()):
                 continue  # a key shown up to where it was redacted: xoxp-1234-####
-            yield Hit(rule, CATEGORY, match.start(), match.end(), f"{description} in the text")
+            yield Hit(
+                known.rule, CATEGORY, match.start(), match.end(), f"{known.description} in the text"
+            )
 
 
 def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
@@ -298,48 +335,72 @@ def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
 
 def _is_random_token(token: str) -> bool:
     """A bare token that reads as generated key material rather than a name, hash or path."""
-    if _HEX_OR_UUID.fullmatch(token) or _PREFIXED_HEX.fullmatch(token):
+    if _HEX_OR_UUID().fullmatch(token) or _PREFIXED_HEX().fullmatch(token):
         return False  # commit ids, digests and UUIDs are everyday engineering text
-    segments = [s for s in _SEGMENT_SPLIT.split(token) if s]
-    if (
-        len(segments) > 1
-        and segments[0].isalpha()
-        and _LONG_HEX.fullmatch(max(segments, key=len))
-        and sum(len(s) >= 13 for s in segments) == 1
-    ):
-        return True  # a vendor prefix glued to one long key: shppa_9f37..., PMAK-b667...
-    if all(_WORDLIKE.fullmatch(s) for s in segments):
-        return False  # words, numbers and digests joined: api_org_96726c78_4ae3, 2018-250-xoxo
+    segments = [s for s in _SEGMENT_SPLIT().split(token) if s]
+    if not segments:
+        return False  # a rule of dashes or underscores
     longest = max(segments, key=len)
+    hex_segments = [s for s in segments if _LOWER_HEX().fullmatch(s)]
+    if (
+        len(longest) >= 24
+        and longest in hex_segments
+        and not _LOWER_HEX().fullmatch(segments[0])
+        and (segments[0].isalpha() or len(segments[0]) <= 8)
+        and all(s in hex_segments for s in segments if len(s) >= 13)
+    ):
+        return True  # a vendor prefix glued to a long key: shppa_9f37..., PMAK-b667..., p8e-0887...
+    if (
+        sum(map(len, hex_segments)) >= 24
+        and _CREDENTIAL_PREFIX_WORDS.intersection(s.lower() for s in segments)
+        and all(s in hex_segments or s.isalpha() for s in segments)
+    ):
+        return True  # a credential word glued to a UUID or hex key: access-production-c00f...
+    if all(_WORDLIKE().fullmatch(s) for s in segments):
+        return False  # words, numbers and digests joined: api_org_96726c78_4ae3, 2018-250-xoxo
     letters = sum(c.isalpha() for c in token)
     if letters < len(token) * 0.15:
         return False
-    digit_runs = len(re.findall(r"\d+", token))
-    case_switches = len(re.findall(r"(?=[a-z][A-Z]|[A-Z][a-z])", longest))
+    digit_runs = len(_DIGIT_RUN().findall(token))
+    case_switches = len(_CASE_SWITCH().findall(longest))
     # Names keep digits together (curve25519, base64, v2) and change case at word starts
     # (TestGenericApiKey); generated keys scatter digits and flip case all along.
     if digit_runs < 3:
         # Without scattered digits only case can tell: a key flips it all along, while an
         # identifier keeps whole words in lower case (NewObjectWithALongName).
-        longest_lower = max((len(r) for r in re.findall(r"[a-z]+", longest)), default=0)
+        longest_lower = max((len(r) for r in _LOWER_RUN().findall(longest)), default=0)
         if case_switches < len(longest) * 0.4 or longest_lower > 4:
             return False
     threshold = 3.5 if len(token) < 32 else 3.8
     return entropy(token) >= threshold
 
 
+def _is_short_random_word(word: str) -> bool:
+    """16-19 letters and digits that alternate like generated material, not a name or a number."""
+    if _HEX_OR_UUID().fullmatch(word) or word.isdigit() or word.isalpha():
+        return False
+    digit_runs = _DIGIT_RUN().findall(word)
+    letter_runs = _LETTER_RUN().findall(word)
+    if len(digit_runs) < 4 or len(letter_runs) < 4:
+        return False
+    # Words keep letters together; a version or a model name keeps digits together.
+    if max(map(len, letter_runs)) > 5 or max(map(len, digit_runs)) > 4:
+        return False
+    return entropy(word) >= 3.3 and not is_placeholder(word)
+
+
 def _token_hits(
     text: str, public: list[tuple[int, int]], claimed: list[tuple[int, int]]
 ) -> Iterator[Hit]:
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN().finditer(text):
         token = match.group()
-        if not _is_random_token(token) or is_placeholder(token):
+        if not _is_random_token(token) or is_placeholder(token.strip("-_")):
             continue
         if _overlaps(match.start(), match.end(), public + claimed):
             continue
-        if _INTEGRITY_PREFIX.search(text, max(0, match.start() - 8), match.start()):
+        if _INTEGRITY_PREFIX().search(text, max(0, match.start() - 8), match.start()):
             continue
-        if _FILE_SUFFIX.match(text, match.end()):
+        if _FILE_SUFFIX().match(text, match.end()):
             continue  # a generated file name: api-c99e353f.gif, avatar-f0eb1acf.png
         yield Hit(
             "secret.high-entropy-token",
@@ -348,19 +409,97 @@ def _token_hits(
             match.end(),
             "a random-looking token that reads like a live key",
         )
+    for match in _SHORT_TOKEN().finditer(text):
+        if not _is_short_random_word(match.group()):
+            continue
+        if _overlaps(match.start(), match.end(), public + claimed):
+            continue
+        if _FILE_SUFFIX().match(text, match.end()):
+            continue
+        yield Hit(
+            "secret.high-entropy-token",
+            CATEGORY,
+            match.start(),
+            match.end(),
+            "a short random-looking string that reads like a key",
+        )
+
+
+def _is_quoted_secret(key: str, match: re.Match[str]) -> bool:
+    """A credential-named key given a quoted literal that is not a placeholder or a description."""
+    opening = match.group("open")
+    value = match.group("value")
+    if opening not in ('"', "'", "`"):
+        return False
+    end = match.end("value")
+    if end >= len(match.string) or match.string[end] != opening:
+        return False  # the literal goes on past what was read (spaces): prose in quotes
+    if len(value) < 6 or not _CREDENTIAL_KEY_END().search(key.lower()):
+        return False
+    if value.lower() in _DESCRIPTIVE_WORDS or is_placeholder(value):
+        return False
+    if (
+        _CODE_REFERENCE().search(value)
+        or _DOTTED_NAME().fullmatch(value)
+        or _ENV_NAME().fullmatch(value)
+    ):
+        return False  # a reference: settings.API_KEY, DB_PASSWORD, os.environ[...]
+    return not value.startswith(("/", "./", "../", "~/", "http://", "https://", "$", "%"))
+
+
+def _assigned_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
+    # Lower-casing keeps offsets unless a character changes length ("İ"): then match ignoring case.
+    words = (
+        _KEY_WORD().finditer(lowered)
+        if len(lowered) == len(text)
+        else re.finditer(_KEY_WORDS, text, re.IGNORECASE)
+    )
+    for word in words:
+        match = _ASSIGNED_VALUE().match(text, word.end())
+        if match is None:
+            continue
+        if _inside(match.start("value"), public):
+            continue
+        key_start = word.start()
+        while key_start > 0 and text[key_start - 1] in _KEY_CHARS:
+            key_start -= 1
+        key = text[key_start : match.end("rest")]
+        sep = match.group("sep").strip()
+        if not sep and not key.startswith("-"):
+            continue  # "token abc..." is prose; "--token abc..." is a command-line option
+        if sep == "," and not match.group("close").startswith(("'", '"')):
+            continue  # only a quoted key before a comma is a key: getenv("API_TOKEN", "...")
+        value = match.group("value")
+        access_id = _ACCESS_ID_KEY().search(key.lower()) is not None
+        if _KEY_IS_A_NAME().search(key) and not access_id:
+            continue
+        if _looks_live(value, minimum=10 if access_id else 8):
+            message = f"{key!r} is given a live-looking value"
+        elif _is_quoted_secret(key, match):
+            message = f"{key!r} is given a literal value"
+        else:
+            continue
+        yield Hit(
+            "secret.assigned-credential",
+            CATEGORY,
+            match.start("value"),
+            match.end("value"),
+            message,
+        )
 
 
 def scan(view: FoldedText) -> list[Hit]:
     """Hits for secrets in the original text (secrets are matched as written, not folded)."""
     text = view.original
+    lowered = text.lower()
     public = (
-        [(m.start(), m.end()) for m in _PUBLIC_MATERIAL.finditer(text)]
+        [(m.start(), m.end()) for m in _PUBLIC_MATERIAL().finditer(text)]
         if "AAAA" in text or "age1" in text or "-----BEGIN" in text
         else []
     )
-    hits = list(_known_format_hits(text, public))
-    if _KUBE_SECRET.search(text):
-        for match in _KUBE_DATA_VALUE.finditer(text):
+    hits = list(_known_format_hits(text, lowered, public))
+    if "kind" in lowered and _KUBE_SECRET().search(text):
+        for match in _KUBE_DATA_VALUE().finditer(text):
             value = match.group("value")
             if not is_placeholder(value) and not value.isalpha():
                 hits.append(
@@ -372,76 +511,48 @@ def scan(view: FoldedText) -> list[Hit]:
                         "a value in the data of a Kubernetes Secret",
                     )
                 )
-    for match in _PRIVATE_KEY.finditer(text):
-        hits.append(
-            Hit("secret.private-key", CATEGORY, match.start(), match.end(), "a private key")
-        )
-
-    lowered = text.lower()
-    # Lower-casing keeps offsets unless a character changes length ("İ"): then match ignoring case.
-    words = (
-        _KEY_WORD.finditer(lowered)
-        if len(lowered) == len(text)
-        else re.finditer(_KEY_WORDS, text, re.IGNORECASE)
-    )
-    for word in words:
-        assigned = _ASSIGNED_VALUE.match(text, word.end())
-        if assigned is None:
-            continue
-        match = assigned
-        value = match.group("value")
-        if not _looks_live(value) or _inside(match.start("value"), public):
-            continue
-        key_start = word.start()
-        while key_start > 0 and text[key_start - 1] in _KEY_CHARS:
-            key_start -= 1
-        key = text[key_start : match.end("rest")]
-        if not match.group("sep").strip() and not key.startswith("-"):
-            continue  # "token abc..." is prose; "--token abc..." is a command-line option
-        if _KEY_IS_A_NAME.search(key):
-            continue
-        hits.append(
-            Hit(
-                "secret.assigned-credential",
-                CATEGORY,
-                match.start("value"),
-                match.end("value"),
-                f"{key!r} is given a live-looking value",
+    if "PRIVATE KEY" in text or "PuTTY" in text:
+        for match in _PRIVATE_KEY().finditer(text):
+            hits.append(
+                Hit("secret.private-key", CATEGORY, match.start(), match.end(), "a private key")
             )
-        )
+    hits.extend(_assigned_hits(text, lowered, public))
     # Header names match in the lower-cased text; values are read from the original.
-    header_text = lowered if len(lowered) == len(text) else text
-    for found in _AUTH_HEADER.finditer(header_text):
-        match = _AUTH_HEADER_CASED.match(text, found.start()) or found
-        value = match.group("value")
-        if _looks_live(value, minimum=6):
-            if _CODE_REFERENCE.search(value):
-                continue
-            hits.append(
-                Hit(
-                    "secret.auth-header",
-                    CATEGORY,
-                    match.start("value"),
-                    match.end("value"),
-                    "a literal credential in an authorization header",
+    if ":" in text and ("auth" in lowered or "key" in lowered or "token" in lowered):
+        header_text = lowered if len(lowered) == len(text) else text
+        for found in _AUTH_HEADER().finditer(header_text):
+            match = _AUTH_HEADER_CASED().match(text, found.start()) or found
+            value = match.group("value")
+            if _looks_live(value, minimum=6):
+                if _CODE_REFERENCE().search(value):
+                    continue
+                hits.append(
+                    Hit(
+                        "secret.auth-header",
+                        CATEGORY,
+                        match.start("value"),
+                        match.end("value"),
+                        "a literal credential in an authorization header",
+                    )
                 )
-            )
-    for match in _INLINE_USER.finditer(text):
-        value = match.group("value") or match.group("user")  # "-u KEY:" passes a key as the user
-        if not is_placeholder(value) and (
-            len(value) >= 6 if match.group("value") else _looks_live(value)
-        ):
-            hits.append(
-                Hit(
-                    "secret.inline-password",
-                    CATEGORY,
-                    match.start("value"),
-                    match.end("value"),
-                    "a literal password given on a command line (user:password)",
+    if "-u" in text or "--user" in lowered:
+        for match in _INLINE_USER().finditer(text):
+            # "-u KEY:" passes a key as the user
+            value = match.group("value") or match.group("user")
+            if not is_placeholder(value) and (
+                len(value) >= 6 if match.group("value") else _looks_live(value)
+            ):
+                hits.append(
+                    Hit(
+                        "secret.inline-password",
+                        CATEGORY,
+                        match.start("value"),
+                        match.end("value"),
+                        "a literal password given on a command line (user:password)",
+                    )
                 )
-            )
     if "://" in text:
-        for match in _URL_CREDENTIALS.finditer(text):
+        for match in _URL_CREDENTIALS().finditer(text):
             value = match.group("value")
             if len(value) >= 6 and not is_placeholder(value) and not value.startswith("$"):
                 hits.append(

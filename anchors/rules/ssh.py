@@ -9,16 +9,15 @@ reading a public key, and `ProxyJump`.
 
 from __future__ import annotations
 
-import re
-
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
+from anchors.rules.lazy_regex import lazy
 from anchors.rules.phrases import PhraseRule, rule, run
 
 CATEGORY = "ssh-backdoor"
 
 # A write into a file: redirection, tee, cp/mv/install, dd, sed -i, cat >.
-_WRITE = re.compile(
+_WRITE = lazy(
     r"(?:>>?|\btee\b|\bcp\b|\bmv\b|\binstall\b|\bdd\b[^\n]*?of=|\bsed\s+-i|\bcat\s*>|\bscp\b|"
     r"\bwrite_text\(|\bopen\([^)]*[\"'][wa]\+?[\"'])"
 )
@@ -26,22 +25,25 @@ _WRITE = re.compile(
 # statement before each one is checked for a write: far cheaper than the other way round.
 _TARGETS = (
     (
-        re.compile(r"authorized_keys2?\b"),
+        "authorized_keys",
+        lazy(r"authorized_keys2?\b"),
         "ssh-backdoor.authorized-keys",
         "writes to authorized_keys (grants someone login)",
     ),
     (
-        re.compile(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])"),
+        "id_",
+        lazy(r"\bid_(?:rsa|dsa|ecdsa|ed25519)(?![\w.])"),
         "ssh-backdoor.private-key-write",
         "writes a private key file",
     ),
     (
-        re.compile(r"\.ssh/config\b|\bsshd?_config\b"),
+        "config",
+        lazy(r"\.ssh/config\b|\bsshd?_config\b"),
         "ssh-backdoor.config-write",
         "writes to an ssh client or server configuration",
     ),
 )
-_STATEMENT_START = re.compile(r"[\n;&|]")
+_STATEMENT_START = lazy(r"[\n;&|]")
 
 _RULES: list[PhraseRule] = [
     rule(
@@ -68,14 +70,16 @@ _RULES: list[PhraseRule] = [
 def _writes(view: FoldedText) -> list[Hit]:
     hits: list[Hit] = []
     text = view.text
-    for target, rule_id, message in _TARGETS:
-        for match in target.finditer(text):
+    for needle, target, rule_id, message in _TARGETS:
+        if needle not in text:
+            continue
+        for match in target().finditer(text):
             floor = max(0, match.start() - 120)
             cut = floor
-            for boundary in _STATEMENT_START.finditer(text, floor, match.start()):
+            for boundary in _STATEMENT_START().finditer(text, floor, match.start()):
                 cut = boundary.end()
             # The write operator sits between the statement's start and the file name.
-            write = _WRITE.search(text, cut, match.start())
+            write = _WRITE().search(text, cut, match.start())
             if write is None:
                 continue
             start, end = view.to_original(write.start(), match.end())
@@ -83,9 +87,8 @@ def _writes(view: FoldedText) -> list[Hit]:
     return hits
 
 
-_AUTHORIZED_KEYS = re.compile(r"authorized_keys")
-_PUBLIC_KEY = re.compile(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)\s+aaaa[0-9a-z+/]{20,}")
-_ADD_KEY = re.compile(
+_PUBLIC_KEY = lazy(r"(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+)\s+aaaa[0-9a-z+/]{20,}")
+_ADD_KEY = lazy(
     r"\b(?:add|append|insert|put|paste|place|write|copy)\b[^\n]{0,80}?\bauthorized_keys\b"
 )
 
@@ -94,8 +97,8 @@ def scan(view: FoldedText) -> list[Hit]:
     """Hits for ssh backdoors in the folded text (spans in the original)."""
     hits = list(run(_RULES, view)) + _writes(view)
     # Prose that hands over a literal public key to install is the same backdoor without a shell.
-    if _AUTHORIZED_KEYS.search(view.text) and _PUBLIC_KEY.search(view.text):
-        for match in _ADD_KEY.finditer(view.text):
+    if "authorized_keys" in view.text and _PUBLIC_KEY().search(view.text):
+        for match in _ADD_KEY().finditer(view.text):
             start, end = view.to_original(match.start(), match.end())
             hits.append(
                 Hit(

@@ -10,20 +10,20 @@ letters of another script (Unicode's confusables data).
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from anchors.rules import charsets
 from anchors.rules.folding import FoldedText, ascii_lookalikes
 from anchors.rules.hit import Hit
+from anchors.rules.lazy_regex import lazy
 
 CATEGORY = "unicode"
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII = lazy(r"[^\x00-\x7f]+")
 # Hebrew, Arabic, Syriac, Thaana, NKo, Samaritan, Mandaic and their presentation forms.
-_RTL_LETTER = re.compile(
+_RTL_LETTER = lazy(
     r"[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\U00010800-\U00010fff\U0001e800-\U0001efff]"
 )
-_NON_ASCII_WORD_CHARS = re.compile(r"(?:(?![\x00-\x7f])\w)+")
+_NON_ASCII_WORD_CHARS = lazy(r"(?:(?![\x00-\x7f])\w)+")
 _FLAG_TAGS_MAX = 7  # a subdivision flag: 🏴 + up to 6 tag letters + CANCEL TAG
 
 
@@ -85,7 +85,7 @@ def _classify(text: str, index: int, has_rtl: bool) -> tuple[str, str] | None:
 def _invisible_hits(text: str) -> list[Hit]:
     has_rtl: bool | None = None
     hits: list[Hit] = []
-    for run in _NON_ASCII.finditer(text):
+    for run in _NON_ASCII().finditer(text):
         index = run.start()
         while index < run.end():
             char = text[index]
@@ -98,7 +98,7 @@ def _invisible_hits(text: str) -> list[Hit]:
                 index += 1
                 continue
             if has_rtl is None:
-                has_rtl = _RTL_LETTER.search(text) is not None
+                has_rtl = _RTL_LETTER().search(text) is not None
             found = _classify(text, index, has_rtl)
             if found is not None:
                 rule, message = found
@@ -116,7 +116,7 @@ def _homoglyph_hits(text: str) -> list[Hit]:
     lookalikes = ascii_lookalikes()
     hits: list[Hit] = []
     seen_end = -1
-    for run in _NON_ASCII_WORD_CHARS.finditer(text):
+    for run in _NON_ASCII_WORD_CHARS().finditer(text):
         if run.start() < seen_end:
             continue
         # Widen the run of non-ASCII letters to the whole word around it.

@@ -1,0 +1,255 @@
+"""detect-secrets' secret formats, read from the installed package's plugin sources without importing it.
+
+detect-secrets keeps a maintained set of regex plugins (AWS, GitHub, GitLab, Slack, Stripe, ...).
+Importing any of them costs 100-200 ms: `detect_secrets/__init__.py` loads the whole scanning
+engine and `detect_secrets/plugins/base.py` imports `requests` (for the plugins' online
+verification, which the scanner never uses). Every `tether add` would pay that, so the scanner reads
+the plugins instead: it locates the installed package (`importlib.util.find_spec`, which does not
+run it), parses each plugin module with `ast`, and evaluates the `denylist` of every
+`RegexBasedDetector` subclass: string literals, names bound earlier in the class or module,
+`+`, `str.format`, `re.escape` and `re.compile(pattern, flags)`. Nothing from the package is
+executed. The result follows whatever version is installed, with no cache to go stale.
+
+If a future release writes a denylist this reader cannot evaluate, `plugin_patterns` falls back to
+importing detect-secrets (slow, still correct); the test suite compares both paths so the
+difference is noticed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+# Plugins the scanner leaves out, by class name, and why: a public IP address is not a secret;
+# the private-key plugin fires on a bare "BEGIN ... PRIVATE KEY" header, which notes about keys
+# quote (`secret.private-key` asks for the key material too); the Cloudant, IBM and SoftLayer
+# plugins look for `<vendor>_password = value`, which `secret.assigned-credential` covers for any
+# vendor, and their look-behind patterns cost more than all the other plugins together.
+SKIPPED_PLUGINS = frozenset(
+    {
+        "IPPublicDetector",
+        "PrivateKeyDetector",
+        "CloudantDetector",
+        "IbmCloudIamDetector",
+        "IbmCosHmacDetector",
+        "SoftlayerDetector",
+    }
+)
+
+_REGEX_BASE = "RegexBasedDetector"
+
+
+@dataclass(frozen=True)
+class PluginPattern:
+    """One regex of a detect-secrets plugin: the plugin's class, its secret type, the pattern."""
+
+    plugin: str  # class name, e.g. "GitHubTokenDetector"
+    secret_type: str  # the plugin's user-facing name, e.g. "GitHub Token"
+    pattern: str
+    flags: int  # re flags as detect-secrets compiles them (re.UNICODE for plain str patterns)
+
+
+class Unsupported(Exception):
+    """A plugin source uses a construct this reader does not evaluate."""
+
+
+def plugins_dir() -> Path | None:
+    """The installed `detect_secrets/plugins` directory, found without importing the package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("detect_secrets")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / "plugins"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=1)
+def plugin_patterns() -> tuple[PluginPattern, ...]:
+    """Every regex of detect-secrets' regex plugins, minus `SKIPPED_PLUGINS`, in a stable order."""
+    try:
+        return read_from_source()
+    except (Unsupported, OSError, SyntaxError, re.error, ValueError):
+        return read_by_import()
+
+
+def read_from_source(directory: Path | None = None) -> tuple[PluginPattern, ...]:
+    """The patterns as evaluated from the plugin sources (raises `Unsupported` when it cannot)."""
+    directory = directory or plugins_dir()
+    if directory is None:
+        raise Unsupported("detect-secrets is not installed")
+    found: list[PluginPattern] = []
+    for path in sorted(directory.glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if f"({_REGEX_BASE})" not in source:
+            continue  # no class in this module derives from RegexBasedDetector directly
+        found.extend(_module_patterns(ast.parse(source, str(path))))
+    if not found:
+        raise Unsupported("no regex plugins found")
+    return tuple(sorted(found, key=lambda p: (p.secret_type, p.plugin)))
+
+
+def read_by_import() -> tuple[PluginPattern, ...]:
+    """The same patterns from detect-secrets' own plugin classes (imports the package: slow)."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import RegexBasedDetector
+
+    found: list[PluginPattern] = []
+    plugins: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    for secret_type, plugin in plugins.items():
+        if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in SKIPPED_PLUGINS:
+            continue
+        for compiled in plugin.denylist:
+            found.append(
+                PluginPattern(plugin.__name__, secret_type, compiled.pattern, compiled.flags)
+            )
+    return tuple(sorted(found, key=lambda p: (p.secret_type, p.plugin)))
+
+
+def _module_patterns(module: ast.Module) -> list[PluginPattern]:
+    scope: dict[str, Any] = {}
+    found: list[PluginPattern] = []
+    for node in module.body:
+        if isinstance(node, ast.Assign):
+            _bind(node, scope)
+        elif isinstance(node, ast.ClassDef) and _derives_from_regex_base(node):
+            if node.name in SKIPPED_PLUGINS:
+                continue
+            found.extend(_class_patterns(node, scope))
+    return found
+
+
+def _derives_from_regex_base(node: ast.ClassDef) -> bool:
+    for base in node.bases:
+        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+        if name == _REGEX_BASE:
+            return True
+    return False
+
+
+def _class_patterns(node: ast.ClassDef, module_scope: dict[str, Any]) -> list[PluginPattern]:
+    scope = dict(module_scope)
+    denylist: ast.expr | None = None
+    for statement in node.body:
+        if not isinstance(statement, ast.Assign):
+            continue
+        targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+        if "denylist" in targets:
+            denylist = statement.value
+        else:
+            _bind(statement, scope)
+    secret_type = scope.get("secret_type")
+    if not isinstance(secret_type, str):
+        raise Unsupported(f"{node.name}: secret_type is not a string literal")
+    if not isinstance(denylist, (ast.List, ast.Tuple)):
+        raise Unsupported(f"{node.name}: denylist is not a list or tuple literal")
+    patterns = []
+    for element in denylist.elts:
+        pattern, flags = _compile_call(element, scope)
+        patterns.append(PluginPattern(node.name, secret_type, pattern, flags))
+    return patterns
+
+
+def _bind(statement: ast.Assign, scope: dict[str, Any]) -> None:
+    """Evaluate `name = <expr>` into `scope` when the expression is one we can evaluate."""
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+        return
+    try:
+        scope[statement.targets[0].id] = _evaluate(statement.value, scope)
+    except Unsupported:
+        scope.pop(statement.targets[0].id, None)
+
+
+def _compile_call(node: ast.expr, scope: dict[str, Any]) -> tuple[str, int]:
+    """`re.compile(pattern[, flags])` -> (pattern, flags with re.UNICODE as `re` adds it)."""
+    if not (isinstance(node, ast.Call) and _is_re_attribute(node.func, "compile")):
+        raise Unsupported("a denylist entry is not a re.compile(...) call")
+    if not node.args or len(node.args) > 2:
+        raise Unsupported("re.compile with unexpected arguments")
+    pattern = _evaluate(node.args[0], scope)
+    flags: Any = _evaluate(node.args[1], scope) if len(node.args) == 2 else 0
+    for keyword in node.keywords:
+        if keyword.arg != "flags":
+            raise Unsupported(f"re.compile keyword {keyword.arg!r}")
+        flags = _evaluate(keyword.value, scope)
+    if not isinstance(pattern, str) or not isinstance(flags, int):
+        raise Unsupported("re.compile of a non-string pattern")
+    # `re` adds UNICODE to str patterns unless told ASCII; compiling waits until a text needs it.
+    return pattern, flags if flags & re.ASCII else flags | re.UNICODE
+
+
+def _is_re_attribute(node: ast.expr, name: str) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "re"
+    )
+
+
+def _evaluate(node: ast.expr, scope: dict[str, Any]) -> Any:
+    """A small, side-effect-free evaluator for the expressions plugins build their regexes from."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in scope:
+            return scope[node.id]
+        raise Unsupported(f"unknown name {node.id}")
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "re"
+    ):
+        flag = getattr(re, node.attr, None)
+        if isinstance(flag, re.RegexFlag):
+            return int(flag)
+        raise Unsupported(f"re.{node.attr}")
+    if isinstance(node, ast.BinOp):
+        left, right = _evaluate(node.left, scope), _evaluate(node.right, scope)
+        if isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str):
+            return left + right
+        if isinstance(node.op, ast.BitOr) and isinstance(left, int) and isinstance(right, int):
+            return left | right
+        raise Unsupported("binary operation")
+    if isinstance(node, ast.Call):
+        func = node.func
+        if _is_re_attribute(func, "escape") and len(node.args) == 1 and not node.keywords:
+            value = _evaluate(node.args[0], scope)
+            if isinstance(value, str):
+                return re.escape(value)
+        if isinstance(func, ast.Attribute) and func.attr == "format":
+            template = _evaluate(func.value, scope)
+            if isinstance(template, str):
+                args = [_evaluate(a, scope) for a in node.args]
+                kwargs = {k.arg: _evaluate(k.value, scope) for k in node.keywords if k.arg}
+                if len(kwargs) != len(node.keywords):
+                    raise Unsupported("**kwargs in format()")
+                return template.format(*args, **kwargs)
+    raise Unsupported(type(node).__name__)
+
+
+def jwt_is_formally_valid(token: str) -> bool:
+    """detect-secrets' JWT check: every part base64url-decodes, header and payload are JSON."""
+    import base64
+    import binascii
+    import json
+
+    for index, part in enumerate(token.split(".")):
+        missing = len(part) % 4
+        if missing == 1:
+            return False
+        try:
+            # The padding exactly as detect-secrets adds it (two for 2, three for 3).
+            decoded = base64.urlsafe_b64decode(part + {0: "", 2: "==", 3: "==="}[missing])
+            if index < 2:
+                json.loads(decoded.decode("utf-8"))
+        except (binascii.Error, ValueError, UnicodeDecodeError):
+            return False
+    return True
