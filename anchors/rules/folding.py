@@ -4,17 +4,15 @@ Attackers disguise phrases the rules know: full-width letters (`ｉｇｎｏｒ�
 (`ﬁ`, `𝐢𝐠𝐧𝐨𝐫𝐞`), Cyrillic or Greek look-alikes (`іgnоre`), zero-width characters inside a word
 (`ig\u200bnore`), and letter spacing (`i g n o r e`). Folding undoes all of them: NFKC, case folding,
 dropping invisible format characters, mapping each confusable letter to the ASCII letter it imitates
-(Unicode's confusables data, through `confusable_homoglyphs`), and closing up letter-spaced runs.
-Every folded character remembers the index of the original character it came from, so a match on
+(Unicode's confusables data: `anchors.rules.lookalikes`), and closing up letter-spaced runs. Every
+folded character remembers the index of the original character it came from, so a match on
 the folded text reports a span in the text the user wrote.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 from anchors.rules.charsets import is_invisible
 from anchors.rules.lazy_regex import lazy
@@ -26,21 +24,11 @@ _SPACED_RUN = lazy(r"(?<![a-z0-9])(?:[a-z0-9][ \t.\-_*·]{1,3}){3,}[a-z0-9](?![a
 _SEPARATORS = lazy(r"[ \t.\-_*·]+")
 
 
-@lru_cache(maxsize=1)
 def ascii_lookalikes() -> dict[str, str]:
     """Non-ASCII character -> the ASCII letter or digit it imitates, from Unicode's confusables."""
-    from confusable_homoglyphs import confusables
+    from anchors.rules.lookalikes import table
 
-    table: dict[str, str] = {}
-    for char, entries in confusables.confusables_data.items():
-        if len(char) != 1 or char.isascii():
-            continue
-        for entry in entries:
-            glyph = entry.get("c", "")
-            if len(glyph) == 1 and glyph.isascii() and glyph.isalnum():
-                table[char] = glyph.lower()
-                break
-    return table
+    return table()
 
 
 @lru_cache(maxsize=4096)
@@ -55,15 +43,17 @@ def fold_char(char: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
 class FoldedText:
     """`text` is the folded form; `origin[i]` is the index in the original of `text[i]`."""
 
-    original: str
-    text: str
-    origin: list[int]
-    # What the rule families compute once per text and share (the needle words present, ...).
-    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    __slots__ = ("original", "text", "origin", "memo")
+
+    def __init__(self, original: str, text: str, origin: list[int]) -> None:
+        self.original = original
+        self.text = text
+        self.origin = origin
+        # What the rule families compute once per text and share (the needle words present).
+        self.memo: dict[str, frozenset[str]] = {}
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Map a span of the folded text back to the original text (end exclusive)."""

@@ -4,8 +4,8 @@ detect-secrets keeps a maintained set of regex plugins (AWS, GitHub, GitLab, Sla
 Importing any of them costs 100-200 ms: `detect_secrets/__init__.py` loads the whole scanning
 engine and `detect_secrets/plugins/base.py` imports `requests` (for the plugins' online
 verification, which the scanner never uses). Every `tether add` would pay that, so the scanner reads
-the plugins instead: it locates the installed package (`importlib.util.find_spec`, which does not
-run it), parses each plugin module with `ast`, and evaluates the `denylist` of every
+the plugins instead: it locates the installed package (asking the import system's finders, which
+does not run it), parses each plugin module with `ast`, and evaluates the `denylist` of every
 `RegexBasedDetector` subclass: string literals, names bound earlier in the class or module,
 `+`, `str.format`, `re.escape` and `re.compile(pattern, flags)`. Nothing from the package is
 executed. The result follows whatever version is installed, with no cache to go stale.
@@ -18,11 +18,10 @@ difference is noticed.
 from __future__ import annotations
 
 import ast
+import os
 import re
-from dataclasses import dataclass
+import sys
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
 # Plugins the scanner leaves out, by class name, and why: a public IP address is not a secret;
 # the private-key plugin fires on a bare "BEGIN ... PRIVATE KEY" header, which notes about keys
@@ -43,31 +42,28 @@ SKIPPED_PLUGINS = frozenset(
 _REGEX_BASE = "RegexBasedDetector"
 
 
-@dataclass(frozen=True)
-class PluginPattern:
-    """One regex of a detect-secrets plugin: the plugin's class, its secret type, the pattern."""
-
-    plugin: str  # class name, e.g. "GitHubTokenDetector"
-    secret_type: str  # the plugin's user-facing name, e.g. "GitHub Token"
-    pattern: str
-    flags: int  # re flags as detect-secrets compiles them (re.UNICODE for plain str patterns)
+# One regex of a detect-secrets plugin: (plugin class name, e.g. "GitHubTokenDetector"; its secret
+# type, e.g. "GitHub Token"; the pattern; its re flags as detect-secrets compiles them, re.UNICODE
+# included for str patterns). A plain tuple: the scanner's import pays nothing to define it.
+PluginPattern = tuple[str, str, str, int]
 
 
 class Unsupported(Exception):
     """A plugin source uses a construct this reader does not evaluate."""
 
 
-def plugins_dir() -> Path | None:
+def plugins_dir() -> str | None:
     """The installed `detect_secrets/plugins` directory, found without importing the package."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("detect_secrets")
-    if spec is None or not spec.submodule_search_locations:
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        spec = find_spec("detect_secrets", None) if find_spec is not None else None
+        if spec is None:
+            continue
+        for location in spec.submodule_search_locations or ():
+            candidate = os.path.join(location, "plugins")
+            if os.path.isdir(candidate):
+                return candidate
         return None
-    for location in spec.submodule_search_locations:
-        candidate = Path(location) / "plugins"
-        if candidate.is_dir():
-            return candidate
     return None
 
 
@@ -80,20 +76,28 @@ def plugin_patterns() -> tuple[PluginPattern, ...]:
         return read_by_import()
 
 
-def read_from_source(directory: Path | None = None) -> tuple[PluginPattern, ...]:
+def read_from_source(directory: str | None = None) -> tuple[PluginPattern, ...]:
     """The patterns as evaluated from the plugin sources (raises `Unsupported` when it cannot)."""
     directory = directory or plugins_dir()
     if directory is None:
         raise Unsupported("detect-secrets is not installed")
     found: list[PluginPattern] = []
-    for path in sorted(directory.glob("*.py")):
-        source = path.read_text(encoding="utf-8")
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".py"):
+            continue
+        path = os.path.join(directory, name)
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
         if f"({_REGEX_BASE})" not in source:
             continue  # no class in this module derives from RegexBasedDetector directly
-        found.extend(_module_patterns(ast.parse(source, str(path))))
+        found.extend(_module_patterns(ast.parse(source, path)))
     if not found:
         raise Unsupported("no regex plugins found")
-    return tuple(sorted(found, key=lambda p: (p.secret_type, p.plugin)))
+    return tuple(sorted(found, key=_order))
+
+
+def _order(pattern: PluginPattern) -> tuple[str, str]:
+    return (pattern[1], pattern[0])
 
 
 def read_by_import() -> tuple[PluginPattern, ...]:
@@ -102,19 +106,18 @@ def read_by_import() -> tuple[PluginPattern, ...]:
     from detect_secrets.plugins.base import RegexBasedDetector
 
     found: list[PluginPattern] = []
-    plugins: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    plugins: dict[str, type] = dict(get_mapping_from_secret_type_to_class())
     for secret_type, plugin in plugins.items():
         if not issubclass(plugin, RegexBasedDetector) or plugin.__name__ in SKIPPED_PLUGINS:
             continue
-        for compiled in plugin.denylist:
-            found.append(
-                PluginPattern(plugin.__name__, secret_type, compiled.pattern, compiled.flags)
-            )
-    return tuple(sorted(found, key=lambda p: (p.secret_type, p.plugin)))
+        denylist: list[re.Pattern[str]] = list(getattr(plugin, "denylist", ()))
+        for compiled in denylist:
+            found.append((plugin.__name__, secret_type, compiled.pattern, compiled.flags))
+    return tuple(sorted(found, key=_order))
 
 
 def _module_patterns(module: ast.Module) -> list[PluginPattern]:
-    scope: dict[str, Any] = {}
+    scope: dict[str, object] = {}
     found: list[PluginPattern] = []
     for node in module.body:
         if isinstance(node, ast.Assign):
@@ -134,7 +137,7 @@ def _derives_from_regex_base(node: ast.ClassDef) -> bool:
     return False
 
 
-def _class_patterns(node: ast.ClassDef, module_scope: dict[str, Any]) -> list[PluginPattern]:
+def _class_patterns(node: ast.ClassDef, module_scope: dict[str, object]) -> list[PluginPattern]:
     scope = dict(module_scope)
     denylist: ast.expr | None = None
     for statement in node.body:
@@ -153,11 +156,11 @@ def _class_patterns(node: ast.ClassDef, module_scope: dict[str, Any]) -> list[Pl
     patterns = []
     for element in denylist.elts:
         pattern, flags = _compile_call(element, scope)
-        patterns.append(PluginPattern(node.name, secret_type, pattern, flags))
+        patterns.append((node.name, secret_type, pattern, flags))
     return patterns
 
 
-def _bind(statement: ast.Assign, scope: dict[str, Any]) -> None:
+def _bind(statement: ast.Assign, scope: dict[str, object]) -> None:
     """Evaluate `name = <expr>` into `scope` when the expression is one we can evaluate."""
     if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
         return
@@ -167,14 +170,14 @@ def _bind(statement: ast.Assign, scope: dict[str, Any]) -> None:
         scope.pop(statement.targets[0].id, None)
 
 
-def _compile_call(node: ast.expr, scope: dict[str, Any]) -> tuple[str, int]:
+def _compile_call(node: ast.expr, scope: dict[str, object]) -> tuple[str, int]:
     """`re.compile(pattern[, flags])` -> (pattern, flags with re.UNICODE as `re` adds it)."""
     if not (isinstance(node, ast.Call) and _is_re_attribute(node.func, "compile")):
         raise Unsupported("a denylist entry is not a re.compile(...) call")
     if not node.args or len(node.args) > 2:
         raise Unsupported("re.compile with unexpected arguments")
     pattern = _evaluate(node.args[0], scope)
-    flags: Any = _evaluate(node.args[1], scope) if len(node.args) == 2 else 0
+    flags: object = _evaluate(node.args[1], scope) if len(node.args) == 2 else 0
     for keyword in node.keywords:
         if keyword.arg != "flags":
             raise Unsupported(f"re.compile keyword {keyword.arg!r}")
@@ -194,7 +197,7 @@ def _is_re_attribute(node: ast.expr, name: str) -> bool:
     )
 
 
-def _evaluate(node: ast.expr, scope: dict[str, Any]) -> Any:
+def _evaluate(node: ast.expr, scope: dict[str, object]) -> object:
     """A small, side-effect-free evaluator for the expressions plugins build their regexes from."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int)):
         return node.value

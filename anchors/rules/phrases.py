@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from itertools import compress
 
 from anchors.rules.folding import FoldedText
@@ -37,21 +36,43 @@ def fillers(pattern: str, most: int) -> str:
 _ALL_NEEDLES: list[str] = []
 
 
-@dataclass
 class PhraseRule:
-    rule: str
-    category: str
-    source: str  # the regex, compiled at the first text that has the rule's needles
-    message: str
-    # Groups of literal words: the pattern cannot match unless the text holds a word from every
-    # group. Which needles a text holds is computed once per text (`present`), so a rule whose
-    # words are absent costs a set check and its regex is never compiled.
-    needles: tuple[frozenset[str], ...] = ()
-    word_start: bool = False  # the match must not start inside a word
-    # What the text just before a match must end with (e.g. a line start), checked after the
-    # match so the pattern itself can start with a literal word.
-    before: str | None = None
-    _compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None
+    """One phrase rule: its id and category, its regex (compiled on first use), needles, message."""
+
+    __slots__ = (
+        "rule",
+        "category",
+        "source",
+        "message",
+        "needles",
+        "word_start",
+        "before",
+        "_compiled",
+    )
+
+    def __init__(
+        self,
+        rule: str,
+        category: str,
+        source: str,
+        message: str,
+        needles: tuple[frozenset[str], ...],
+        word_start: bool,
+        before: str | None,
+    ) -> None:
+        self.rule = rule
+        self.category = category
+        self.source = source  # the regex, compiled at the first text that has the rule's needles
+        self.message = message
+        # Groups of literal words: the pattern cannot match unless the text holds a word from
+        # every group. Which needles a text holds is computed once per text (`present`), so a
+        # rule whose words are absent costs a set check and its regex is never compiled.
+        self.needles = needles
+        self.word_start = word_start  # the match must not start inside a word
+        # What the text just before a match must end with (e.g. a line start), checked after
+        # the match so the pattern itself can start with a literal word.
+        self.before = before
+        self._compiled: tuple[re.Pattern[str], re.Pattern[str] | None] | None = None
 
     @property
     def pattern(self) -> re.Pattern[str]:

@@ -19,10 +19,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 
-from anchors.rules import known_formats
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
 from anchors.rules.lazy_regex import lazy
@@ -179,43 +177,39 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-@dataclass(frozen=True)
 class _KnownFormat:
-    rule: str  # secret.<slug of the plugin's secret type>
-    description: str
-    pattern: Callable[[], re.Pattern[str]]
-    plain: bool  # no flags of its own: part of the combined alternation
-    needles: tuple[str, ...] | None  # words one of which the lower-cased text must hold
-    validator: Callable[[str], bool] | None
+    """One detect-secrets pattern as the scanner runs it."""
+
+    __slots__ = ("rule", "description", "source", "pattern", "plain", "needles", "validator")
+
+    def __init__(self, plugin: str, secret_type: str, pattern: str, flags: int) -> None:
+        from anchors.rules.known_formats import jwt_is_formally_valid
+
+        self.rule = f"secret.{_slug(secret_type)}"
+        self.description = secret_type
+        self.source = pattern
+        self.pattern = lazy(pattern, flags)
+        self.plain = flags == re.UNICODE  # no flags of its own: part of the combined alternation
+        # Words one of which the lower-cased text must hold (None: always run).
+        self.needles = _PLUGIN_NEEDLES.get(plugin)
+        self.validator: Callable[[str], bool] | None = (
+            jwt_is_formally_valid if plugin == "JwtTokenDetector" else None
+        )
 
 
 @lru_cache(maxsize=1)
 def _known_formats() -> tuple[_KnownFormat, ...]:
     """Each regex of detect-secrets' format plugins, with the rule id named after its plugin."""
-    formats = []
-    for found in known_formats.plugin_patterns():
-        validator = (
-            known_formats.jwt_is_formally_valid if found.plugin == "JwtTokenDetector" else None
-        )
-        formats.append(
-            _KnownFormat(
-                f"secret.{_slug(found.secret_type)}",
-                found.secret_type,
-                lazy(found.pattern, found.flags),
-                found.flags == re.UNICODE,
-                _PLUGIN_NEEDLES.get(found.plugin),
-                validator,
-            )
-        )
-    return tuple(formats)
+    # Imported here: reading the plugin sources waits for the first text that is scanned.
+    from anchors.rules.known_formats import plugin_patterns
+
+    return tuple(_KnownFormat(*found) for found in plugin_patterns())
 
 
 @lru_cache(maxsize=1)
 def _any_known_format() -> re.Pattern[str]:
     """All plain format patterns in one alternation: one search tells whether any can match."""
-    return re.compile(
-        "|".join(f"(?:{known.pattern().pattern})" for known in _known_formats() if known.plain)
-    )
+    return re.compile("|".join(f"(?:{known.source})" for known in _known_formats() if known.plain))
 
 
 _KEY_WORDS = (
