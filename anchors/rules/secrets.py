@@ -143,6 +143,7 @@ def _has_ascending_run(value: str, length: int) -> bool:
     return False
 
 
+_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # DB_PASSWORD: the name of a variable
 _DOTTED_NAME = lazy(r"[a-z0-9_\-]{1,19}(?:\.[a-z0-9_\-]{1,19})+")
 # Keys that name an identifier, a file or a reference, not the secret itself.
 _KEY_IS_A_NAME = lazy(
@@ -156,8 +157,8 @@ def _looks_live(value: str, minimum: int = 8) -> bool:
         return False
     if value.startswith(("/", "./", "../", "~/", "http://", "https://")):
         return False
-    if _DOTTED_NAME().fullmatch(value):
-        return False  # var.db_password, host.example.com, settings.API_KEY
+    if _DOTTED_NAME().fullmatch(value) or _ENV_NAME().fullmatch(value):
+        return False  # var.db_password, host.example.com, settings.API_KEY, DB_PASSWORD
     classes = sum(
         (
             any(c.islower() for c in value),
@@ -245,7 +246,6 @@ _DESCRIPTIVE_WORDS = frozenset(
         "write", "read", "readonly", "public", "private", "internal", "inherit", "prompt",
     ]
 )  # fmt: skip
-_ENV_NAME = lazy(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # DB_PASSWORD: the name of a variable
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _AUTH_HEADER_PATTERN = (
     r"(?:authorization|x-[\w\-]*(?:api[_\-]?key|token|auth)[\w\-]*|api[_\-]?key)\s*:\s*"
@@ -432,12 +432,10 @@ def _is_quoted_secret(key: str, match: re.Match[str]) -> bool:
         return False
     if value.lower() in _DESCRIPTIVE_WORDS or is_placeholder(value):
         return False
-    if (
-        _CODE_REFERENCE().search(value)
-        or _DOTTED_NAME().fullmatch(value)
-        or _ENV_NAME().fullmatch(value)
-    ):
-        return False  # a reference: settings.API_KEY, DB_PASSWORD, os.environ[...]
+    if _CODE_REFERENCE().search(value) or _DOTTED_NAME().fullmatch(value):
+        return False  # a reference: settings.API_KEY, os.environ[...]
+    if _ENV_NAME().fullmatch(value):
+        return False  # the name of a variable: DB_PASSWORD
     return not value.startswith(("/", "./", "../", "~/", "http://", "https://", "$", "%"))
 
 
