@@ -1,12 +1,19 @@
-"""Recall: find the learnings that answer a question, by words, by meaning and by place in the code.
+"""Recall: find the learnings that answer a question, by meaning, by words and by place in the code.
 
-Two rankings are fused by reciprocal rank (each list contributes 1/(60 + rank)):
-- lexical: SQLite FTS5 BM25 over text, description and tags, with the query's words OR-ed so a
-  paraphrase that shares only some words still matches;
-- semantic: cosine similarity of MiniLM embeddings of each learning's description and text
-  (`anchors.embeddings`), computed lazily for new or changed learnings.
-The fused list is then re-ranked by salience (recency of use, importance, reinforcement) and, with
-`near`, by how close a learning's anchors are to the file in play.
+Candidates come from two rankings:
+- semantic: MiniLM embeddings of each learning's description and text (`anchors.embeddings`),
+  computed lazily for new or changed learnings, compared by cosine after subtracting the memory's
+  mean vector (what all of one project's notes share tells none of them apart);
+- lexical: SQLite FTS5 BM25 over text, description and tags, with the question's content words
+  OR-ed so a paraphrase that shares only some words still matches.
+Each candidate scores its cosine plus a small weight times its BM25 score per unit of the
+question's IDF weight: a learning that contains the question's rare words (a function, a config
+key, a tool) moves up, while a question worded unlike its answer, whose BM25 hits are learnings
+that share one stray word with it, barely moves anything. (Rank fusion was measured and dropped:
+ranks throw away how sure each side is, and BM25's confident-looking top hits on a paraphrase are
+noise; see bench/recall.) The best candidates are then re-ranked by salience (recency of use,
+importance, reinforcement) and, with `near`, by how close a learning's anchors are to the file in
+play.
 
 Without the embedding model (not installed, broken, or turned off) recall is BM25 alone and says so
 once. Retired learnings (superseded, invalidated, archived) are never returned; quarantined ones are,
@@ -33,10 +40,11 @@ if TYPE_CHECKING:
 
 MAX_QUERY_CHARS = 2000
 MAX_K = 100
-RRF_K = 60
 CANDIDATES = 50  # per ranking, before fusion
-LEXICAL_WEIGHT = 0.5  # BM25's share in the fusion beside vectors (chosen on the tuning questions)
-LEXICAL_GATE = 0.5  # IDF share of the question its best hits must contain to count at all
+# Weight of a candidate's BM25 score, per unit of the question's IDF weight, beside its cosine
+# (chosen on the tuning questions of bench/recall, checked on the others).
+LEXICAL_WEIGHT = 0.05
+RERANK_POOL = 20  # the best fused candidates (at least 3 k) that salience and `near` may reorder
 RETRIEVABLE = ("active", "stale", "quarantined")
 NOTICE_FILE = "embeddings-notice"
 
@@ -238,8 +246,7 @@ class LexicalView:
         _scratch(self.db)
         self.words = query_terms(query)
         self.stems = self._stems({0: " ".join(self.words)}).get(0, [])
-        row = self.db.execute("SELECT count(*) FROM records").fetchone()
-        self.total = int(row[0]) if row else 0
+        self.total = _record_count(memory)
         marks = ",".join("?" * len(self.stems))
         found: dict[Any, Any] = {}
         if self.stems:
@@ -281,16 +288,26 @@ class LexicalView:
         kept = [w for w in self.words if not stem_of or w in rarest or df[w] <= common]
         return " OR ".join(f'"{w}"' for w in kept)
 
-    def coverage(self, texts: list[str]) -> float:
-        """The largest share of the question's IDF weight that one of `texts` contains."""
-        mass = sum(self.idf.values())
-        if not texts or not mass:
-            return 0.0
-        stems = self._stems(dict(enumerate(texts, start=1)))
-        return max(
-            sum(w for s, w in self.idf.items() if s in set(stems.get(i, []))) / mass
-            for i in range(1, len(texts) + 1)
-        )
+    @property
+    def mass(self) -> float:
+        """The question's total IDF weight (what a BM25 score is measured against)."""
+        return sum(self.idf.values())
+
+
+_COUNTS: dict[int, tuple[str, int]] = {}
+
+
+def _record_count(memory: Memory) -> int:
+    """How many records the projection holds, counted again only after it changed (a count over
+    100,000 rows costs about a millisecond)."""
+    db = memory.projection.db
+    version = projection_version(memory)
+    cached = _COUNTS.get(id(db))
+    if cached is None or cached[0] != version:
+        row = db.execute("SELECT count(*) FROM records").fetchone()
+        cached = (version, int(row[0]) if row else 0)
+        _COUNTS[id(db)] = cached
+    return cached[1]
 
 
 def _scratch(db: Any) -> None:
@@ -304,11 +321,10 @@ def _scratch(db: Any) -> None:
     db.execute("CREATE VIRTUAL TABLE temp.tether_vocab USING fts5vocab(main, records_fts, 'row')")
 
 
-def lexical_ranking(
-    memory: Memory, query: str, limit: int = CANDIDATES, view: LexicalView | None = None
-) -> list[str]:
-    """Record ids by BM25, best first (retrievable learnings only)."""
-    view = view or LexicalView(memory, query)
+def lexical_scores(
+    memory: Memory, view: LexicalView, limit: int = CANDIDATES
+) -> list[tuple[str, float]]:
+    """(record id, BM25 score, higher is better), best first, retrievable learnings only."""
     match = view.match()
     if not match:
         return []
@@ -316,45 +332,31 @@ def lexical_ranking(
     # Rank inside FTS5 alone, then filter: joining every match to `records` before the sort
     # costs several times the ranking itself in a large memory. Over-fetch for retired rows.
     ranked = [
-        int(r[0])
+        (int(r[0]), -float(r[1]))
         for r in db.execute(
-            "SELECT rowid FROM records_fts WHERE records_fts MATCH ? "
-            "ORDER BY bm25(records_fts, 1.0, 1.5, 0.5) LIMIT ?",
+            "SELECT rowid, bm25(records_fts, 1.0, 1.5, 0.5) FROM records_fts "
+            "WHERE records_fts MATCH ? ORDER BY 2 LIMIT ?",
             (match, limit * 3),
         )
     ]
     if not ranked:
         return []
+    # The unary + keeps SQLite on the rowid lookup: the (status, category) index would have it
+    # walk every retrievable record instead.
     live = {
         int(r[0]): str(r[1])
         for r in db.execute(
-            f"SELECT rowid, id FROM records WHERE rowid IN ({','.join(map(str, ranked))}) "
-            "AND store='learning' AND status IN ('active','stale','quarantined')"
+            f"SELECT rowid, id FROM records WHERE rowid IN ({','.join(str(r) for r, _ in ranked)}) "
+            "AND +store='learning' AND +status IN ('active','stale','quarantined')"
         )
     }
-    return [live[r] for r in ranked if r in live][:limit]
+    return [(live[r], score) for r, score in ranked if r in live][:limit]
 
 
 def query_terms(query: str) -> list[str]:
     words = [w.lower() for w in _TOKEN.findall(query)]
     kept = [w for w in dict.fromkeys(words) if w not in STOPWORDS and len(w) > 1]
     return (kept or list(dict.fromkeys(words)))[:32]
-
-
-def lexical_confidence(memory: Memory, view: LexicalView, ids: list[str], top: int = 5) -> float:
-    """How much of the question (by IDF weight) the best of the top lexical hits contains, 0..1.
-
-    BM25 ranks a learning that shares one rare word with a question above everything else; for a
-    question asked in other words than the answer, that top hit is noise. Measured on the tuning
-    questions, fusing such noise costs more than it adds, so the lexical ranking only joins the
-    fusion when its best hits cover a good part of what was asked.
-    """
-    texts = []
-    for rid in ids[:top]:
-        record = memory.projection.get(rid)
-        if record is not None:
-            texts.append(f"{record.description}\n{record.text}\n{' '.join(record.tags)}")
-    return view.coverage(texts)
 
 
 def open_vectors(memory: Memory) -> VectorCache:
@@ -437,15 +439,6 @@ def rerank_weight(record: Learning, now: datetime, near: str) -> float:
     return math.pow(sal, 0.15) * (1.0 + 0.5 * path_proximity(near, record))
 
 
-def fuse(rankings: list[tuple[float, list[str]]]) -> dict[str, float]:
-    """Weighted reciprocal rank fusion of several best-first id lists."""
-    scores: dict[str, float] = {}
-    for weight, ranking in rankings:
-        for rank, rid in enumerate(ranking, start=1):
-            scores[rid] = scores.get(rid, 0.0) + weight / (RRF_K + rank)
-    return scores
-
-
 def recall(
     memory: Memory,
     query: str,
@@ -459,48 +452,74 @@ def recall(
     """The k learnings that best answer `query` (see the module docstring)."""
     query = check_query(query, k)
     near = _relative(memory, near)
-    rankings: list[tuple[float, list[str]]] = []
-    lexical: list[str] = []
+    lexical: list[tuple[str, float]] = []
+    similarity: dict[str, float] = {}
     vector: list[str] = []
     notice = ""
     embedded = 0
+    mass = 0.0
     if use_lexical:
         view = LexicalView(memory, query)
-        lexical = lexical_ranking(memory, query, view=view)
+        lexical = lexical_scores(memory, view)
+        mass = view.mass or 1.0
     if use_vectors:
         embedder, notice = _load_embedder_or_reason()
         if embedder is not None:
             cache = shared_vectors(memory)
             embedded = sync_vectors(memory, cache, embedder, progress=progress)
             qvec = embedder.embed([query])[0]
-            vector = [n.record_id for n in cache.nearest(qvec, CANDIDATES)]
-            rankings.append((1.0, vector))
-    if lexical:
-        # Without vectors BM25 is all there is; beside them it joins only when it is sure.
-        sure = not vector or lexical_confidence(memory, view, lexical) >= LEXICAL_GATE
-        rankings.append((LEXICAL_WEIGHT if vector else 1.0, lexical) if sure else (0.0, []))
-    mode = "hybrid" if use_lexical and vector else ("vector" if vector else "bm25")
+            neighbours = cache.nearest(qvec, CANDIDATES)
+            vector = [n.record_id for n in neighbours]
+            similarity = {n.record_id: n.similarity for n in neighbours}
+            # BM25's candidates get their true cosine too, not a guess.
+            missing = [rid for rid, _ in lexical if rid not in similarity]
+            similarity.update(cache.similarities(qvec, missing))
     if not use_vectors:
         notice = ""
-    scores = fuse(rankings)
-    now = datetime.now(timezone.utc)
-    lex_rank = {rid: i for i, rid in enumerate(lexical, start=1)}
+    mode = "hybrid" if use_lexical and vector else ("vector" if vector else "bm25")
+    words = {rid: score / mass for rid, score in lexical}
+    if vector:
+        floor = min(similarity.values())  # a candidate without a vector (none after a sync)
+        weight = LEXICAL_WEIGHT if use_lexical else 0.0
+        base = {
+            rid: similarity.get(rid, floor) + weight * words.get(rid, 0.0)
+            for rid in dict.fromkeys([*vector, *words])
+        }
+    else:
+        base = words
+    lex_rank = {rid: i for i, (rid, _) in enumerate(lexical, start=1)}
     vec_rank = {rid: i for i, rid in enumerate(vector, start=1)}
-    hits = []
-    for rid, base in scores.items():
-        record = memory.projection.get(rid)
-        if record is None or record.status not in RETRIEVABLE:
-            continue
-        hits.append(
-            Hit(
-                record,
-                base * rerank_weight(record, now, near),
-                lex_rank.get(rid),
-                vec_rank.get(rid),
-            )
-        )
+    now = datetime.now(timezone.utc)
+    hits = [
+        Hit(record, _reweigh(base[record.id], rerank_weight(record, now, near)),
+            lex_rank.get(record.id), vec_rank.get(record.id))
+        for record in _pool(memory, base, max(RERANK_POOL, 3 * k))
+    ]  # fmt: skip
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return RecallResult(query, hits[:k], mode, notice, embedded)
+
+
+def _pool(memory: Memory, base: dict[str, float], size: int) -> list[Learning]:
+    """The `size` best retrievable candidates by base score, read in one query (reading every
+    candidate one by one costs more than the ranking in a large memory)."""
+    ranked = sorted(base, key=lambda rid: (-base[rid], rid))
+    out: list[Learning] = []
+    for start in range(0, len(ranked), size):
+        chunk = ranked[start : start + size]
+        marks = ",".join("?" * len(chunk))
+        out += [
+            r
+            for r in memory.projection.query(f"id IN ({marks})", chunk)
+            if r.status in RETRIEVABLE and r.store == "learning"
+        ]
+        if len(out) >= size:
+            break
+    return out
+
+
+def _reweigh(base: float, weight: float) -> float:
+    """The base score moved by a re-rank weight in the direction that helps a weight above 1."""
+    return base * weight if base >= 0 else base / weight
 
 
 def _relative(memory: Memory, near: str) -> str:
