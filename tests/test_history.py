@@ -314,8 +314,10 @@ def test_rename_among_new_definitions_follows_the_switched_call_site(tmp_path: P
     born = r.commit("quality")
     r.write(
         "u.js",
-        "function acceptParams(s) {\n  var p = s.split(';');\n  var ret = { v: p[0], q: 1 };\n"
-        "  for (var i = 1; i < p.length; ++i) ret.q = p[i];\n  return ret;\n}\n\n"
+        "function acceptParams(s) {\n  var p = s.split(';');\n  var ret = { v: p[0], q: 1, m: {} };\n"
+        "  for (var i = 1; i < p.length; ++i) {\n    var kv = p[i].split('=');\n"
+        "    if (kv[0] === 'q') ret.q = parseFloat(kv[1]);\n    else ret.m[kv[0]] = kv[1];\n  }\n"
+        "  return ret;\n}\n\n"
         "function paramsEqual(a, b) {\n  return a.v === b.v;\n}\n\n"
         "exports.parse = function (s) {\n  return s.split(',').map(acceptParams);\n};\n",
     )
@@ -362,3 +364,42 @@ def test_class_renamed_with_its_file_rewritten_beyond_git_rename_detection(
     ]
     assert history.commits[-1].symbol == "Old.skip"
     assert [e.path for e in history.commits] == ["Neu.java", "Old.java"]
+
+
+def test_docstring_words_count_even_beside_escape_sequences(tmp_path: Path) -> None:
+    """A string whose text tree-sitter splits around escape sequences is compared whole."""
+    r = Repo(tmp_path / "r")
+    doc = '    """Send it.\n\n    :param \\*\\*kwargs: options.\n    """\n'
+    r.write("api.py", "def send(**kwargs):\n" + doc + "    return kwargs\n")
+    born = r.commit("send")
+    r.write(
+        "api.py",
+        "def send(**kwargs):\n" + doc.replace("options", "the options") + "    return kwargs\n",
+    )
+    worded = r.commit("doc words")
+    assert changes(symbol_history(r.path, "api.py", "send").commits) == [
+        (worded, ("body",)),
+        (born, ("introduced",)),
+    ]
+
+
+def test_a_merge_that_changes_the_symbol_itself_is_listed(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    a = x\n    b = a\n    return b\n")
+    born = r.commit("f")
+    r.git("checkout", "-q", "-b", "topic")
+    r.write("m.py", "def f(x):\n    a = x + 1\n    b = a\n    return b\n")
+    topic = r.commit("topic edit")
+    r.git("checkout", "-q", "main")
+    r.write("m.py", "def f(x):\n    a = x\n    b = a\n    return b * 2\n")
+    main = r.commit("main edit")
+    r.git("merge", "-q", "--no-commit", "topic")
+    r.write("m.py", "def f(x):\n    a = x + 1\n    b = a\n    return b * 3\n")
+    merge = r.commit("merge with a different result")
+    history = symbol_history(r.path, "m.py", "f")
+    assert {e.commit: e.changes for e in history.commits} == {
+        merge: ("body",),
+        topic: ("body",),
+        main: ("body",),
+        born: ("introduced",),
+    }
