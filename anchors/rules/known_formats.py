@@ -256,3 +256,111 @@ def jwt_is_formally_valid(token: str) -> bool:
         except (binascii.Error, ValueError, UnicodeDecodeError):
             return False
     return True
+
+
+_MAX_ALTERNATIVES = 64
+
+
+def required_literals(pattern: str, flags: int) -> tuple[str, ...] | None:
+    """Literal strings one of which every match of `pattern` contains, or None if none is known.
+
+    Read from the parsed pattern: runs of literal characters, small character sets (`[po]`),
+    groups and alternations of such (`(ghp|gho)_` gives `ghp_`, `gho_`). Lookarounds and anchors
+    are skipped, since they consume nothing; a repeat that may occur zero times, or anything else,
+    ends a run. Case-insensitive patterns give lower-case strings, to look for in lower-cased text.
+    The most selective set wins (its shortest string is the longest). Only a gate: a text that
+    holds none of them cannot match, so the pattern is not run on it.
+    """
+    from re import _constants as sre  # type: ignore[attr-defined]
+    from re import _parser  # type: ignore[attr-defined]
+
+    try:
+        tree = _parser.parse(pattern, flags)
+    except re.error:
+        return None
+    ignore_case = bool((flags | tree.state.flags) & re.IGNORECASE)
+    candidates: list[frozenset[str]] = []
+
+    def scan(
+        items: list[tuple[object, object]], current: set[str]
+    ) -> tuple[set[str], bool, set[str]]:
+        """Walk a sequence from the strings `current` ends with.
+
+        Returns the strings it ends with, whether it is nothing but literals, and its lead: the
+        strings it starts with up to its first non-literal.
+        """
+        pure = True
+        lead: set[str] | None = None
+
+        def flush() -> None:
+            nonlocal current, lead
+            if lead is None:
+                lead = current
+            if current and "" not in current:
+                candidates.append(frozenset(current))
+            current = {""}
+
+        for op, av in items:
+            chars: list[str] | None = None
+            if op is sre.LITERAL:
+                chars = [chr(av)]  # type: ignore[arg-type]
+            elif op is sre.IN and all(kind is sre.LITERAL for kind, _ in av):  # type: ignore[attr-defined]
+                chars = [chr(value) for _, value in av]  # type: ignore[attr-defined]
+            if chars is not None:
+                if ignore_case and not all(c.isascii() for c in chars):
+                    pure = False
+                    flush()
+                    continue
+                grown = {p + c for p in current for c in chars}
+                if len(grown) > _MAX_ALTERNATIVES:
+                    flush()
+                    grown = set(chars)
+                current = grown
+            elif op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):
+                continue  # consumes nothing: what comes before and after stays contiguous
+            elif op is sre.SUBPATTERN and not av[1] and not av[2]:  # type: ignore[index]
+                current, inner_pure, inner_lead = scan(av[3], current)  # type: ignore[index]
+                if not inner_pure and lead is None:
+                    lead = inner_lead
+                pure = pure and inner_pure
+            elif op is sre.BRANCH:
+                ends: list[set[str]] = []
+                leads: list[set[str]] = []
+                every_pure = True
+                # What one alternative requires is not required: keep its candidates apart.
+                kept = len(candidates)
+                for alternative in av[1]:  # type: ignore[index]
+                    end, alternative_pure, alternative_lead = scan(alternative, {""})
+                    every_pure = every_pure and alternative_pure
+                    ends.append(end)
+                    leads.append(alternative_lead)
+                del candidates[kept:]
+                if every_pure and all("" not in end for end in ends):
+                    grown = {p + e for p in current for end in ends for e in end}
+                    if len(grown) <= _MAX_ALTERNATIVES:
+                        current = grown
+                        continue
+                pure = False
+                if all("" not in each for each in leads):
+                    grown = {p + e for p in current for each in leads for e in each}
+                    if len(grown) <= _MAX_ALTERNATIVES:
+                        current = grown
+                flush()
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+                low, _, inner = av  # type: ignore[misc]
+                pure = False
+                flush()
+                if low >= 1:
+                    scan(inner, {""})
+            else:
+                pure = False
+                flush()
+        return current, pure, current if lead is None else lead
+
+    end, _, _ = scan(list(tree.data), {""})
+    if end and "" not in end:
+        candidates.append(frozenset(end))
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda c: (min(map(len, c)), -len(c)))
+    return tuple(sorted(s.lower() for s in best) if ignore_case else sorted(best))

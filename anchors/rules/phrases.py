@@ -31,9 +31,9 @@ def fillers(pattern: str, most: int) -> str:
     return f"(?:{pattern}{GAP}){{0,{most}}}"
 
 
-# Every needle word of every phrase rule, in one tuple: a text's present needles are found in one
-# C-level pass (`present`), shared by all the rules, instead of one search per rule.
-_ALL_NEEDLES: list[str] = []
+# The gate words of every phrase rule (each rule's smallest needle group), in one list: which of
+# them a text holds is found in one C-level pass (`present`), shared by all the rules.
+_GATE_WORDS: list[str] = []
 
 
 class PhraseRule:
@@ -45,6 +45,8 @@ class PhraseRule:
         "source",
         "message",
         "needles",
+        "gate",
+        "others",
         "word_start",
         "before",
         "_compiled",
@@ -68,6 +70,10 @@ class PhraseRule:
         # every group. Which needles a text holds is computed once per text (`present`), so a
         # rule whose words are absent costs a set check and its regex is never compiled.
         self.needles = needles
+        # The smallest group is checked against the text's present gate words; the others with
+        # `in`, only for the few rules whose gate passes.
+        self.gate = min(needles, key=len) if needles else frozenset()
+        self.others = tuple(tuple(group) for group in needles if group is not self.gate)
         self.word_start = word_start  # the match must not start inside a word
         # What the text just before a match must end with (e.g. a line start), checked after
         # the match so the pattern itself can start with a literal word.
@@ -88,9 +94,11 @@ class PhraseRule:
             )
         return self._compiled
 
-    def may_match(self, present: frozenset[str]) -> bool:
-        """False when a needle group has no word among the text's `present` needles."""
-        return all(not present.isdisjoint(group) for group in self.needles)
+    def may_match(self, present: frozenset[str], text: str) -> bool:
+        """False when a needle group has no word in `text` (`present`: its gate words)."""
+        if self.needles and present.isdisjoint(self.gate):
+            return False
+        return all(any(word in text for word in group) for group in self.others)
 
 
 def rule(
@@ -109,11 +117,7 @@ def rule(
     word_start = pattern.startswith(r"\b")
     if word_start:
         pattern = pattern[2:]
-    for group in needles:
-        for word in group:
-            if word not in _ALL_NEEDLES:
-                _ALL_NEEDLES.append(word)
-    return PhraseRule(
+    declared = PhraseRule(
         rule_id,
         category,
         pattern,
@@ -122,13 +126,17 @@ def rule(
         word_start,
         before,
     )
+    for word in declared.gate:
+        if word not in _GATE_WORDS:
+            _GATE_WORDS.append(word)
+    return declared
 
 
 def present(view: FoldedText) -> frozenset[str]:
-    """The needle words (of every phrase rule) that occur in the folded text, computed once."""
+    """The gate words (of every phrase rule) that occur in the folded text, computed once."""
     found = view.memo.get("needles")
     if found is None:
-        found = frozenset(compress(_ALL_NEEDLES, map(view.text.__contains__, _ALL_NEEDLES)))
+        found = frozenset(compress(_GATE_WORDS, map(view.text.__contains__, _GATE_WORDS)))
         view.memo["needles"] = found
     return found
 
@@ -138,7 +146,9 @@ def run(rules: Iterable[PhraseRule], view: FoldedText) -> Iterator[Hit]:
     found = present(view)
     text = view.text
     for phrase in rules:
-        if phrase.needles and not phrase.may_match(found):
+        if phrase.needles and found.isdisjoint(phrase.gate):
+            continue
+        if phrase.others and not phrase.may_match(found, text):
             continue
         pattern, before = phrase.compiled()
         pos = 0

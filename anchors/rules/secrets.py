@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from itertools import compress
 
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
@@ -27,15 +28,6 @@ from anchors.rules.lazy_regex import lazy
 
 CATEGORY = "secret"
 
-# Literal words (in the lower-cased text) without which a plugin's patterns cannot match. Patterns
-# with flags of their own (case-insensitive ones are the slowest to compile) are compiled and run
-# only when their words are present; a plugin not listed here always runs.
-_PLUGIN_NEEDLES: dict[str, tuple[str, ...]] = {
-    "AWSKeyDetector": ("aws", "a3t", "abia", "acca", "akia", "asia"),
-    "SlackDetector": ("xox", "hooks.slack"),
-    "ArtifactoryDetector": ("akc", "ap"),
-    "MailchimpDetector": ("-us",),
-}
 _PRIVATE_KEY = lazy(
     r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----\s*(?:[\w-]+:[^\n]*\n\s*)*"
     r"[A-Za-z0-9+/=]{40,}"
@@ -134,7 +126,20 @@ def is_placeholder(value: str) -> bool:
 _REPEATED_UNIT = lazy(r"(.{2,4})\1{3,}")
 
 
+# Every run of five consecutive ASCII code points whose last four are letters or digits ("abcde",
+# "/0123"): one search instead of a loop over the characters.
+_ASCENDING = lazy(
+    "|".join(
+        re.escape("".join(map(chr, range(first, first + 5))))
+        for first in range(0x20, 0x7B)
+        if all(chr(code).isalnum() for code in range(first + 1, first + 5))
+    )
+)
+
+
 def _has_ascending_run(value: str, length: int) -> bool:
+    if length == 5 and value.isascii():
+        return _ASCENDING().search(value) is not None
     run = 1
     for previous, current in zip(value, value[1:], strict=False):
         run = run + 1 if ord(current) == ord(previous) + 1 and current.isalnum() else 1
@@ -179,20 +184,20 @@ def _slug(name: str) -> str:
 
 
 class _KnownFormat:
-    """One detect-secrets pattern as the scanner runs it."""
+    """One detect-secrets pattern as the scanner runs it: compiled on first use, gated by needles."""
 
-    __slots__ = ("rule", "description", "source", "pattern", "plain", "needles", "validator")
+    __slots__ = ("rule", "description", "pattern", "needles", "folded", "validator")
 
     def __init__(self, plugin: str, secret_type: str, pattern: str, flags: int) -> None:
-        from anchors.rules.known_formats import jwt_is_formally_valid
+        from anchors.rules.known_formats import jwt_is_formally_valid, required_literals
 
         self.rule = f"secret.{_slug(secret_type)}"
         self.description = secret_type
-        self.source = pattern
         self.pattern = lazy(pattern, flags)
-        self.plain = flags == re.UNICODE  # no flags of its own: part of the combined alternation
-        # Words one of which the lower-cased text must hold (None: always run).
-        self.needles = _PLUGIN_NEEDLES.get(plugin)
+        # Literals one of which every match contains, read from the pattern itself (None: the
+        # pattern always runs). Case-insensitive patterns are gated on the lower-cased text.
+        self.needles = required_literals(pattern, flags)
+        self.folded = bool(flags & re.IGNORECASE)
         self.validator: Callable[[str], bool] | None = (
             jwt_is_formally_valid if plugin == "JwtTokenDetector" else None
         )
@@ -205,12 +210,6 @@ def _known_formats() -> tuple[_KnownFormat, ...]:
     from anchors.rules.known_formats import plugin_patterns
 
     return tuple(_KnownFormat(*found) for found in plugin_patterns())
-
-
-@lru_cache(maxsize=1)
-def _any_known_format() -> re.Pattern[str]:
-    """All plain format patterns in one alternation: one search tells whether any can match."""
-    return re.compile("|".join(f"(?:{known.source})" for known in _known_formats() if known.plain))
 
 
 _KEY_WORDS = (
@@ -297,13 +296,27 @@ _PUBLIC_MATERIAL = lazy(
 )
 
 
-def _known_format_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
-    # Worth it for a note (one search instead of ~30); a long document runs each pattern anyway.
-    plain_may_match = len(text) > 4000 or _any_known_format().search(text) is not None
+@lru_cache(maxsize=1)
+def _format_needles() -> tuple[list[str], list[str]]:
+    """Every known format's needles: (as written, for case-insensitive patterns lower-cased)."""
+    cased: list[str] = []
+    folded: list[str] = []
     for known in _known_formats():
-        if known.plain and not plain_may_match:
-            continue
-        if known.needles is not None and not any(n in lowered for n in known.needles):
+        for needle in known.needles or ():
+            into = folded if known.folded else cased
+            if needle not in into:
+                into.append(needle)
+    return cased, folded
+
+
+def _known_format_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
+    # Which needles the text holds, found in one C-level pass per case; each format then costs
+    # a set check, and its regex runs only when one of its needles is there.
+    cased, folded = _format_needles()
+    present = set(compress(cased, map(text.__contains__, cased)))
+    present.update(compress(folded, map(lowered.__contains__, folded)))
+    for known in _known_formats():
+        if known.needles is not None and present.isdisjoint(known.needles):
             continue
         for match in known.pattern().finditer(text):
             whole = match.group()
