@@ -347,7 +347,8 @@ def required_literals(pattern: str, flags: int) -> tuple[str, ...] | None:
                         current = grown
                 flush()
             elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
-                low, _, inner = av  # type: ignore[misc]
+                repeat: tuple[int, int, list[tuple[object, object]]] = av  # type: ignore[assignment]
+                low, inner = repeat[0], repeat[2]
                 pure = False
                 flush()
                 if low >= 1:

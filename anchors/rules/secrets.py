@@ -297,27 +297,38 @@ _PUBLIC_MATERIAL = lazy(
 
 
 @lru_cache(maxsize=1)
-def _format_needles() -> tuple[list[str], list[str]]:
-    """Every known format's needles: (as written, for case-insensitive patterns lower-cased)."""
+def _format_index() -> tuple[list[str], list[str], dict[str, list[int]], list[int]]:
+    """Every known format's needles (as written; lower-cased for case-insensitive patterns), the
+    formats each needle gates (by position), and the formats without needles."""
     cased: list[str] = []
     folded: list[str] = []
-    for known in _known_formats():
-        for needle in known.needles or ():
+    gated: dict[str, list[int]] = {}
+    always: list[int] = []
+    for position, known in enumerate(_known_formats()):
+        if known.needles is None:
+            always.append(position)
+            continue
+        for needle in known.needles:
+            key = ("i:" if known.folded else "c:") + needle
             into = folded if known.folded else cased
             if needle not in into:
                 into.append(needle)
-    return cased, folded
+            gated.setdefault(key, []).append(position)
+    return cased, folded, gated, always
 
 
 def _known_format_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
-    # Which needles the text holds, found in one C-level pass per case; each format then costs
-    # a set check, and its regex runs only when one of its needles is there.
-    cased, folded = _format_needles()
-    present = set(compress(cased, map(text.__contains__, cased)))
-    present.update(compress(folded, map(lowered.__contains__, folded)))
-    for known in _known_formats():
-        if known.needles is not None and present.isdisjoint(known.needles):
-            continue
+    # Which needles the text holds, found in one C-level pass per case; only the formats one of
+    # whose needles is there run their regex.
+    cased, folded, gated, always = _format_index()
+    chosen = set(always)
+    for needle in compress(cased, map(text.__contains__, cased)):
+        chosen.update(gated["c:" + needle])
+    for needle in compress(folded, map(lowered.__contains__, folded)):
+        chosen.update(gated["i:" + needle])
+    formats = _known_formats()
+    for position in sorted(chosen):
+        known = formats[position]
         for match in known.pattern().finditer(text):
             whole = match.group()
             value = match.group(match.lastindex) if match.lastindex else whole
