@@ -981,10 +981,17 @@ class _Walker:
         """Follow `state` (the symbol as of REV) back through the commits that touched its file."""
         path = state.path
         language = language_for_path(path) or ""
+        given = log is not None
         log = log or FileLog(self.root, rev, path)
         merges = _MergeDiffs(self.root, path)
         try:
             tip = log.first()
+            if tip is None and given:
+                # A log started early (from the user's directory, before the repository was
+                # located) that found nothing, though the file is there: ask again from here.
+                log.close()
+                log = FileLog(self.root, rev, path)
+                tip = log.first()
             if tip is not None:
                 log.on_merge(merges.prefetch)
                 self._walk(log, tip, merges, state, language, visited)

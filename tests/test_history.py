@@ -403,3 +403,20 @@ def test_a_merge_that_changes_the_symbol_itself_is_listed(tmp_path: Path) -> Non
         main: ("body",),
         born: ("introduced",),
     }
+
+
+def test_an_early_log_that_found_nothing_is_asked_again(tmp_path: Path) -> None:
+    """The CLI starts git's walk from the user's directory before locating the repository; if
+    that walk saw nothing (a path git read differently), the history still comes out whole."""
+    from anchors.history import start_log
+
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    return x\n")
+    born = r.commit("f")
+    r.write("m.py", "def f(x):\n    return x + 1\n")
+    body = r.commit("body")
+    early = start_log(r.path, "HEAD", "elsewhere.py")
+    assert early is not None
+    history = symbol_history(r.path, "m.py", "f", log=early)
+    assert changes(history.commits) == [(body, ("body",)), (born, ("introduced",))]
+    assert start_log(r.path, "--all", "m.py") is None  # never taken for an option
