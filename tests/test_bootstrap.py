@@ -8,12 +8,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.conftest import GIT_ENV, make_repo
 
 from anchors.bootstrap import bootstrap
 from anchors.memory import Memory
 from anchors.stores.blueprint import Blueprint
 from anchors.stores.profiles import Profiles
+from tests.conftest import GIT_ENV, make_repo
 
 
 def commit(repo: Path, who: tuple[str, str], message: str, files: dict[str, str]) -> None:

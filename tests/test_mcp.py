@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import TETHER
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.conftest import TETHER
 
 pytestmark = pytest.mark.e2e
 
