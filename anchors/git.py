@@ -84,8 +84,14 @@ def head_commit(root: Path) -> str:
 
 def identity(root: Path) -> tuple[str, str]:
     """(email, name) of the git identity that writes here; falls back to the OS user."""
-    email = run(["config", "user.email"], root, check=False).stdout.decode().strip()
-    name = run(["config", "user.name"], root, check=False).stdout.decode().strip()
+    # One process for both keys: this runs on every command's start-up path.
+    found = run(["config", "--get-regexp", r"^user\.(name|email)$"], root, check=False)
+    values: dict[str, str] = {}
+    for line in found.stdout.decode("utf-8", "replace").splitlines():
+        key, _, value = line.partition(" ")
+        values[key] = value.strip()  # later (more local) values win
+    email = values.get("user.email", "")
+    name = values.get("user.name", "")
     if not email:
         user = os.environ.get("USER") or os.environ.get("USERNAME") or "unknown"
         email = f"{user}@localhost"

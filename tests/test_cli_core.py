@@ -144,3 +144,17 @@ def test_cli_reference_is_current() -> None:
     assert (DOCS / "cli.md").read_text() == render(), (
         "docs/cli.md is out of date: python -m anchors.cli.reference > docs/cli.md"
     )
+
+
+def test_command_index_matches_the_modules() -> None:
+    import argparse
+    import importlib
+
+    from anchors.cli.main import COMMAND_INDEX
+
+    registered: dict[str, str] = {}
+    for module in COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(module).register(sub)
+        registered.update(dict.fromkeys(sub.choices, module))
+    assert registered == COMMAND_INDEX

@@ -28,6 +28,30 @@ COMMAND_MODULES = [
     "anchors.cli.hooks_install",
 ]
 
+# Which module registers each command: `tether add` imports only its own module (a test keeps this
+# table in step with COMMAND_MODULES). Help and unknown commands build the full parser.
+COMMAND_INDEX = {
+    **dict.fromkeys(
+        ["init", "add", "list", "show", "confirm", "reinforce", "promote", "restore", "forget",
+         "invalidate", "archive", "supersede"],
+        "anchors.cli.learnings",
+    ),
+    "log": "anchors.cli.log",
+    "sync": "anchors.cli.sync",
+    "recall": "anchors.cli.recall",
+    "embed": "anchors.cli.recall",
+    "context": "anchors.cli.context",
+    "review": "anchors.cli.review",
+    **dict.fromkeys(["notebook", "profile", "blueprint"], "anchors.cli.stores"),
+    "bootstrap": "anchors.cli.bootstrap",
+    "mcp": "anchors.cli.mcp",
+    "stale": "anchors.cli.stale",
+    "history": "anchors.cli.history",
+    "lsp": "anchors.cli.lsp",
+    "scan": "anchors.cli.scan",
+    "hooks": "anchors.cli.hooks_install",
+}  # fmt: skip
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
@@ -35,21 +59,33 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or with `only`, a parser that knows just the module of that command."""
     parser = _Parser(
         prog="tether",
         description="Project memory for codebases: learnings anchored to code, shared through git.",
     )
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for name in COMMAND_MODULES:
+    for name in [COMMAND_INDEX[only]] if only in COMMAND_INDEX else COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
     return parser
 
 
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The subcommand in argv, skipping the global `-C DIR`; None when help is asked for."""
+    args = list(argv)
+    while args and args[0] == "-C" and len(args) > 1:
+        args = args[2:]
+    if args and args[0] in COMMAND_INDEX:
+        return args[0]
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only=_command_word(words))
+    args = parser.parse_args(words)
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
