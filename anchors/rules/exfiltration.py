@@ -115,7 +115,7 @@ def scan(view: FoldedText) -> list[Hit]:
         o_start, o_end = view.to_original(start, end)
         hits.append(Hit(rule, CATEGORY, o_start, o_end, message))
 
-    hinted = any(hint in text for hint in _CREDENTIAL_FILE_HINTS)
+    hinted = any(map(text.__contains__, _CREDENTIAL_FILE_HINTS))
     reads = _command_starts(text, _READ_FILE()) if hinted else []
     for match in reads:
         add(

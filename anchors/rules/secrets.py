@@ -320,13 +320,16 @@ def _format_index() -> tuple[list[str], list[str], dict[str, list[int]], list[in
 def _known_format_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
     # Which needles the text holds, found in one C-level pass per case; only the formats one of
     # whose needles is there run their regex.
-    cased, folded, gated, always = _format_index()
-    chosen = set(always)
-    for needle in compress(cased, map(text.__contains__, cased)):
-        chosen.update(gated["c:" + needle])
-    for needle in compress(folded, map(lowered.__contains__, folded)):
-        chosen.update(gated["i:" + needle])
     formats = _known_formats()
+    cased, folded, gated, always = _format_index()
+    if len(text) > 4000:
+        chosen = set(range(len(formats)))  # a long document holds most needles: skip the checks
+    else:
+        chosen = set(always)
+        for needle in compress(cased, map(text.__contains__, cased)):
+            chosen.update(gated["c:" + needle])
+        for needle in compress(folded, map(lowered.__contains__, folded)):
+            chosen.update(gated["i:" + needle])
     for position in sorted(chosen):
         known = formats[position]
         for match in known.pattern().finditer(text):
