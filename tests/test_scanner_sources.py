@@ -139,3 +139,50 @@ def test_confusables_data_moved_by_its_environment_variable_changes_the_stamp(
     monkeypatch.setenv("CONFUSABLE_DATA", str(tmp_path))
     stamp = lookalikes.installed_stamp()
     assert stamp is not None and stamp["size"] == os.path.getsize(tmp_path / "confusables.json")
+
+
+@pytest.mark.parametrize(
+    "pattern,expected",
+    [
+        (r"(?:A3T[A-Z0-9]|ABIA|AKIA)[0-9A-Z]{16}", ("A3T", "ABIA", "AKIA")),
+        (r"(ghp|gho)_[A-Za-z0-9_]{36}", ("gho_", "ghp_")),
+        (r'(?:\s|=|:|"|^)AKC[a-zA-Z0-9]{10,}', ("AKC",)),
+        (r"x(?:a|b)?y", ("x",)),
+        (r"a*b", ("b",)),
+        (r"ab\bcd", ("abcd",)),
+        (r"(?i)AbC", ("abc",)),
+        (r"(?:foo|bar)+baz", ("baz",)),
+        (r"\d+", None),
+    ],
+)
+def test_required_literals_are_read_from_the_parsed_pattern(
+    pattern: str, expected: tuple[str, ...] | None
+) -> None:
+    assert known_formats.required_literals(pattern, 0) == expected
+
+
+@pytest.mark.parametrize("plugin,secret_type,pattern,flags", known_formats.plugin_patterns())
+def test_every_match_of_a_detect_secrets_pattern_holds_one_of_its_needles(
+    plugin: str, secret_type: str, pattern: str, flags: int
+) -> None:
+    # The needles only gate which patterns run: a match without one would be a secret missed.
+    import re
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    needles = known_formats.required_literals(pattern, flags)
+    if needles is None:
+        return  # a pattern without needles runs on every text: nothing can be missed
+    compiled = re.compile(pattern, flags)
+    folded = bool(flags & re.IGNORECASE)
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(compiled))
+    def holds_a_needle(text: str) -> None:
+        match = compiled.search(text)
+        assert match is not None
+        where = match.group().lower() if folded else match.group()
+        assert any(needle in where for needle in needles), (pattern, where)
+
+    holds_a_needle()
