@@ -14,6 +14,10 @@
   that is a bare hex string, UUID or number with no context is `context-free`. Both the raw rates
   and the rates after these decisions are printed; undecided disagreements count against us.
 - Speed: MB/s scanning one large document and many separate notes (medians of 5).
+- Start-up: `import anchors.scanner` plus the first `scan_text` in a fresh interpreter (what every
+  `tether add` pays), timed inside the process, median of 11, with Python's bytecode cache on;
+  once alone and once after `anchors.record` (the core is loaded before a write anyway), on an
+  ASCII note and on one with Cyrillic and an em dash (the look-alike table loads).
 - Stale hook: `tether-stale` as its own process on a 50-file staged change in a synthetic
   repository of >= 100k lines with 10,000 anchors (bench.stale's generator), median of 5.
 """
@@ -130,6 +134,46 @@ def speed(corpora: Path) -> dict[str, float]:
     }
 
 
+_STARTUP_CODE = """
+import time
+{preload}
+start = time.perf_counter()
+import anchors.scanner
+imported = time.perf_counter()
+anchors.scanner.scan_text({note!r})
+print((imported - start) * 1000, (time.perf_counter() - imported) * 1000)
+"""
+_STARTUP_NOTES = {
+    "ascii": "Retries in PaymentClient.charge must be idempotent; the token is read from "
+    "DEPLOY_TOKEN, never logged. Run `make lint` before committing.",
+    "non-ascii": "Ретраи в PaymentClient.charge должны быть идемпотентными — шлюз списывает дважды.",
+}
+
+
+def startup(runs: int = 11) -> list[dict[str, Any]]:
+    """Milliseconds for the scanner's import and first scan in a fresh interpreter."""
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    rows = []
+    for preload in ("", "import anchors.record"):
+        for name, note in _STARTUP_NOTES.items():
+            code = _STARTUP_CODE.format(preload=preload, note=note)
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
+                           capture_output=True)  # fmt: skip
+            samples = []
+            for _ in range(runs):
+                out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
+                                     capture_output=True, text=True).stdout.split()  # fmt: skip
+                samples.append((float(out[0]), float(out[1])))
+            rows.append({"after": preload or "nothing", "note": name,
+                         "import_ms": statistics.median(a for a, _ in samples),
+                         "first_scan_ms": statistics.median(b for _, b in samples),
+                         "total_ms": statistics.median(a + b for a, b in samples)})  # fmt: skip
+    return rows
+
+
 def stale_hook(runs: int = 5) -> dict[str, Any]:
     """tether-stale's own process on a 50-file staged change in a >= 100k-line repository."""
     import os
@@ -194,6 +238,10 @@ def main(argv: list[str] | None = None) -> int:
     s = result["speed"]
     print(f"\nspeed: {s['document_mb_s']:.2f} MB/s on a {s['document_bytes'] / 1e6:.1f} MB file of ordinary notes; "
           f"{s['notes_mb_s']:.2f} MB/s over the {s['notes']} corpus texts one by one ({s['per_note_ms']:.3f} ms a note)")  # fmt: skip
+    result["startup"] = startup()
+    for row in result["startup"]:
+        print(f"start-up after {row['after']}, {row['note']} note: import {row['import_ms']:.1f} ms + "
+              f"first scan {row['first_scan_ms']:.1f} ms = {row['total_ms']:.1f} ms")  # fmt: skip
     if not args.no_stale_hook:
         result["stale_hook"] = h = stale_hook()
         print(f"tether-stale hook: {h['median_ms']:.0f} ms median (min {h['min_ms']:.0f}) for "
