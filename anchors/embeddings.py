@@ -392,12 +392,16 @@ class VectorCache:
             top = np.argsort(-sims)[:k] if k < len(ids) else np.argsort(-sims)
             return [Neighbour(ids[i], float(sims[i])) for i in top]
         want = min(total, max(k * CANDIDATES_PER_RESULT, 150))
-        rowids, bits = self._bit_matrix()
+        rowids, words = self._bit_matrix()
         qrow: Any = self.db.execute(
             "SELECT vec_quantize_binary(?)", ((query.astype(np.float32) - bits_mean).tobytes(),)
         ).fetchone()
         qbits = np.frombuffer(qrow[0], dtype=np.uint64)
-        distance = np.bitwise_count(bits ^ qbits).sum(axis=1, dtype=np.uint32)
+        # One pass per 64-bit word over a contiguous column (~6x faster than a row-wise sum),
+        # summed as int32: argpartition over uint16 is several times slower.
+        distance = np.bitwise_count(words[0] ^ qbits[0]).astype(np.int32)
+        for column, qword in zip(words[1:], qbits[1:], strict=True):
+            distance += np.bitwise_count(column ^ qword)
         chosen = (
             rowids[np.argpartition(distance, want - 1)[:want]] if want < len(rowids) else rowids
         )
@@ -452,9 +456,10 @@ class VectorCache:
         return self._matrix
 
     def _bit_matrix(self) -> tuple[Any, Any]:
-        """(rowids, sign bits as uint64 words) of every vector, kept in memory between queries
-        until this or another connection changes the cache: a Hamming scan in numpy over 100,000
-        vectors takes ~3 ms, a third of what the vec0 bit table needs for the same candidates."""
+        """(rowids, sign bits as 64-bit words, one contiguous row per word position) of every
+        vector, kept in memory between queries until this or another connection changes the
+        cache: a Hamming scan in numpy over 100,000 vectors then takes well under a millisecond,
+        far less than sqlite-vec's vec0 bit table needs for the same candidates."""
         import numpy as np
 
         version = self._version()
@@ -462,9 +467,9 @@ class VectorCache:
             rows: list[Any] = self.db.execute("SELECT rowid, embedding FROM vector_bits").fetchall()
             rowids = np.array([r[0] for r in rows], dtype=np.int64)
             bits = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.uint64).reshape(
-                len(rows), -1
+                len(rows), DIMENSIONS // 64
             )
-            self._bits = (version, rowids, bits)
+            self._bits = (version, rowids, np.ascontiguousarray(bits.T))
         return self._bits[1], self._bits[2]
 
     def close(self) -> None:

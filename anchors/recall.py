@@ -45,6 +45,11 @@ CANDIDATES = 50  # per ranking, before fusion
 # (chosen on the tuning questions of bench/recall, checked on the others).
 LEXICAL_WEIGHT = 0.05
 RERANK_POOL = 20  # the best fused candidates (at least 3 k) that salience and `near` may reorder
+# A question word found in more than this share of learnings (and in more than 50) is left out of
+# the BM25 query unless it is among the ALWAYS_KEEP rarest of the question: such words barely
+# move BM25, yet every learning they match must be scored (the p95 of recall at 100,000).
+COMMON_SHARE = 1 / 50
+ALWAYS_KEEP = 3
 RETRIEVABLE = ("active", "stale", "quarantined")
 NOTICE_FILE = "embeddings-notice"
 
@@ -272,9 +277,8 @@ class LexicalView:
         return out
 
     def match(self) -> str:
-        """The MATCH expression: the question's stems OR-ed. In a large memory a stem found in
-        more than 1 learning in 20 is left out unless it is among the four rarest: such words
-        barely move BM25, and every learning they match must be scored."""
+        """The MATCH expression: the question's words OR-ed, less the common ones (see
+        COMMON_SHARE)."""
         # MATCH gets the words, not the stems: FTS5 stems them itself, and Porter applied twice
         # is not always the same as once.
         stem_of = (
@@ -283,8 +287,8 @@ class LexicalView:
             else {}
         )
         df = {w: self.df.get(stem_of.get(w, ""), 0) for w in self.words}
-        rarest = set(sorted(self.words, key=lambda w: df[w])[:4])
-        common = max(self.total / 20, 50)
+        rarest = set(sorted(self.words, key=lambda w: df[w])[:ALWAYS_KEEP])
+        common = max(self.total * COMMON_SHARE, 50)
         kept = [w for w in self.words if not stem_of or w in rarest or df[w] <= common]
         return " OR ".join(f'"{w}"' for w in kept)
 
@@ -458,22 +462,25 @@ def recall(
     notice = ""
     embedded = 0
     mass = 0.0
-    if use_lexical:
-        view = LexicalView(memory, query)
-        lexical = lexical_scores(memory, view)
-        mass = view.mass or 1.0
+    qvec: Any = None
+    cache: VectorCache | None = None
     if use_vectors:
         embedder, notice = _load_embedder_or_reason()
         if embedder is not None:
             cache = shared_vectors(memory)
             embedded = sync_vectors(memory, cache, embedder, progress=progress)
             qvec = embedder.embed([query])[0]
-            neighbours = cache.nearest(qvec, CANDIDATES)
-            vector = [n.record_id for n in neighbours]
-            similarity = {n.record_id: n.similarity for n in neighbours}
-            # BM25's candidates get their true cosine too, not a guess.
-            missing = [rid for rid, _ in lexical if rid not in similarity]
-            similarity.update(cache.similarities(qvec, missing))
+    if use_lexical:
+        view = LexicalView(memory, query)
+        lexical = lexical_scores(memory, view)
+        mass = view.mass or 1.0
+    if qvec is not None and cache is not None:
+        neighbours = cache.nearest(qvec, CANDIDATES)
+        vector = [n.record_id for n in neighbours]
+        similarity = {n.record_id: n.similarity for n in neighbours}
+        # BM25's candidates get their true cosine too, not a guess.
+        missing = [rid for rid, _ in lexical if rid not in similarity]
+        similarity.update(cache.similarities(qvec, missing))
     if not use_vectors:
         notice = ""
     mode = "hybrid" if use_lexical and vector else ("vector" if vector else "bm25")
