@@ -259,10 +259,9 @@ _INLINE_USER = lazy(
 _URL_CREDENTIALS = lazy(r"://[^/\s:@\"'<>]{1,64}:(?P<value>[^/\s@\"'<>]{1,128})@[\w.\-\[]")
 # Candidate tokens stop at "/", "." and "=", so a URL, a path or `key=value` is judged part by
 # part. A token may start with "-" or "_" (`-zxt1p9...`, `=_2uyda...`) when that is where the
-# run of key characters starts.
-_TOKEN = lazy(r"(?<![\w+~\-])[A-Za-z0-9~_\-][A-Za-z0-9_\-+~]{19,}={0,3}(?![\w+~\-])")
-# A short random word (16-19 letters and digits, no separator): `t6u772etb6ljjy1l7`.
-_SHORT_TOKEN = lazy(r"(?<![\w+~\-./])[A-Za-z0-9]{16,19}(?![\w+~\-/])")
+# run of key characters starts. Runs of 16-19 characters are judged as short random strings
+# (`t6u772etb6ljjy1l7`), 20 and more as keys: one pass over the text finds both.
+_TOKEN = lazy(r"(?<![\w+~\-])[A-Za-z0-9~_\-][A-Za-z0-9_\-+~]{15,}={0,3}(?![\w+~\-])")
 _FILE_SUFFIX = lazy(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
 # Lower-case only: the keys with vendor prefixes print their hex in lower case, while upper-case
 # hex after a word is usually an id in a URL (API-BD80F56C...).
@@ -415,35 +414,30 @@ def _token_hits(
 ) -> Iterator[Hit]:
     for match in _TOKEN().finditer(text):
         token = match.group()
-        if not _is_random_token(token) or is_placeholder(token.strip("-_")):
+        start = match.start()
+        core = token.rstrip("=")
+        if len(core) < 20:
+            # A short random string: letters and digits only, not a path or a file name part.
+            if not (core.isascii() and core.isalnum()) or not _is_short_random_word(core):
+                continue
+            if start and text[start - 1] in "./":
+                continue
+            end = start + len(core)
+            if end < len(text) and text[end] == "/":
+                continue
+            message = "a short random-looking string that reads like a key"
+        else:
+            if not _is_random_token(token) or is_placeholder(token.strip("-_")):
+                continue
+            if _INTEGRITY_PREFIX().search(text, max(0, start - 8), start):
+                continue
+            end = match.end()
+            message = "a random-looking token that reads like a live key"
+        if _overlaps(start, end, public + claimed):
             continue
-        if _overlaps(match.start(), match.end(), public + claimed):
-            continue
-        if _INTEGRITY_PREFIX().search(text, max(0, match.start() - 8), match.start()):
-            continue
-        if _FILE_SUFFIX().match(text, match.end()):
+        if _FILE_SUFFIX().match(text, end):
             continue  # a generated file name: api-c99e353f.gif, avatar-f0eb1acf.png
-        yield Hit(
-            "secret.high-entropy-token",
-            CATEGORY,
-            match.start(),
-            match.end(),
-            "a random-looking token that reads like a live key",
-        )
-    for match in _SHORT_TOKEN().finditer(text):
-        if not _is_short_random_word(match.group()):
-            continue
-        if _overlaps(match.start(), match.end(), public + claimed):
-            continue
-        if _FILE_SUFFIX().match(text, match.end()):
-            continue
-        yield Hit(
-            "secret.high-entropy-token",
-            CATEGORY,
-            match.start(),
-            match.end(),
-            "a short random-looking string that reads like a key",
-        )
+        yield Hit("secret.high-entropy-token", CATEGORY, start, end, message)
 
 
 def _is_quoted_secret(key: str, match: re.Match[str]) -> bool:
