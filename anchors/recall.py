@@ -169,6 +169,38 @@ STOPWORDS = frozenset(
         "made",
         "way",
         "ok",
+        # Question scaffolding: how people ask, not what they ask about.
+        "happens",
+        "happen",
+        "allowed",
+        "supposed",
+        "exactly",
+        "fine",
+        "something",
+        "anything",
+        "everything",
+        "thing",
+        "things",
+        "like",
+        "want",
+        "know",
+        "tell",
+        "really",
+        "actually",
+        "still",
+        "much",
+        "many",
+        "okay",
+        "whether",
+        "go",
+        "goes",
+        "put",
+        "must",
+        "may",
+        "might",
+        "ever",
+        "instead",
+        "etc",
     ]
 )
 _TOKEN = re.compile(r"[A-Za-z0-9_]+")
@@ -218,12 +250,35 @@ class RecallResult:
 
 
 def retrieval_text(record: Learning) -> str:
-    """What gets embedded: the one-line description (the retrieval key) and the prose."""
+    """What gets embedded: the one-line description (the retrieval key), the prose, and the names
+    of the code it is anchored to and its tags, identifiers also split into words (a question
+    often names the function or file it is about, and "PaymentClient.charge" means little to the
+    model until it reads "payment client charge")."""
     text = record.text.strip()
     desc = record.description.strip().rstrip("…")
-    if desc and not text.startswith(desc):
-        return f"{desc}\n{text}"
-    return text
+    out = f"{desc}\n{text}" if desc and not text.startswith(desc) else text
+    names = []
+    for anchor in record.anchors:
+        for name in (anchor.symbol or "", anchor.path):
+            words = " ".join(split_identifier(name))
+            if name and name not in names:
+                names.append(f"{name} ({words})" if words and words != name.lower() else name)
+    if names:
+        out += "\nCode: " + ", ".join(names)
+    if record.tags:
+        out += "\nTags: " + ", ".join(record.tags)
+    return out
+
+
+_IDENTIFIER_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def split_identifier(name: str) -> list[str]:
+    """The words of a code name: camelCase, PascalCase, snake_case, dotted and path parts,
+    lower-cased, file extensions dropped ("src/payments/PaymentClient.py::charge_card" ->
+    src payments payment client charge card)."""
+    name = re.sub(r"\.(py|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|kt|swift|cs)\b", "", name)
+    return [part.lower() for part in _IDENTIFIER_PART.findall(name)]
 
 
 def check_query(query: str, k: int) -> str:

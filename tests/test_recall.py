@@ -135,3 +135,24 @@ def test_cli_embed_batch(mem: Memory, run_tether) -> None:  # type: ignore[no-un
     assert json.loads(out.stdout)["cached"] == len(NOTES)
     again = json.loads(run_tether(["embed", "--json"], mem.root).stdout)
     assert again["embedded"] == 0
+
+
+def test_the_code_a_learning_is_anchored_to_is_part_of_what_is_embedded(repo: Path) -> None:
+    mem = Memory.open(repo)
+    flush = mem.add(
+        "Never call this from a request handler: it blocks for seconds while it writes out.",
+        anchors=[Anchor(path="billing/ledger.py", symbol="LedgerWriter.flush_pending")],
+    )
+    rebuild = mem.add(
+        "Do not run this inside web requests; it takes the global lock for minutes.",
+        anchors=[Anchor(path="search/index.py", symbol="SearchIndex.rebuild")],
+    )
+    from anchors.recall import retrieval_text
+
+    assert "SearchIndex.rebuild (search index rebuild)" in retrieval_text(rebuild)
+    for question, want in (
+        ("is SearchIndex.rebuild safe to call while serving a request?", rebuild.id),
+        ("can the ledger writer flush pending entries from a view?", flush.id),
+    ):
+        hits = recall(mem, question, k=2, use_lexical=False).hits
+        assert hits[0].record.id == want, question
