@@ -130,23 +130,20 @@ class Memory:
         include_hidden: bool = False,
     ) -> builtins.list[Learning]:
         """Learnings filtered by category, status and anchored path (a file or a directory)."""
-        clauses: builtins.list[str] = []
-        params: builtins.list[Any] = []
-        if category:
-            clauses.append("category=?")
-            params.append(category)
-        if status:
-            clauses.append("status=?")
-            params.append(status)
-        elif not include_hidden:
-            clauses.append("status IN ('active','stale')")
-        if path:
-            rel = path.strip("/")
-            clauses.append(
-                "id IN (SELECT record_id FROM anchors WHERE path=? OR path LIKE ? ESCAPE '\\')"
-            )
-            params.extend([rel, _like_prefix(rel) + "/%"])
-        return self.projection.query(" AND ".join(clauses), params)
+        where, params = _list_filter(category, status, path, include_hidden)
+        return self.projection.query(where, params)
+
+    def list_dicts(
+        self,
+        category: str | None = None,
+        status: str | None = None,
+        path: str | None = None,
+        *,
+        include_hidden: bool = False,
+    ) -> builtins.list[dict[str, Any]]:
+        """The same as `list`, as plain dicts (`Learning.to_dict()` shape), for JSON output."""
+        where, params = _list_filter(category, status, path, include_hidden)
+        return self.projection.query_dicts(where, params)
 
     def ops_for(self, id_or_prefix: str) -> builtins.list[Op]:
         """Every op about a record, in replay order."""
@@ -362,6 +359,28 @@ def _record_payload(record: Learning) -> dict[str, Any]:
     for key in ("recorded_at", "retired_at", "hits", "last_used_at", "updated_at", "verified_at"):
         data.pop(key, None)
     return data
+
+
+def _list_filter(
+    category: str | None, status: str | None, path: str | None, include_hidden: bool
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if category:
+        clauses.append("category=?")
+        params.append(category)
+    if status:
+        clauses.append("status=?")
+        params.append(status)
+    elif not include_hidden:
+        clauses.append("status IN ('active','stale')")
+    if path:
+        rel = path.strip("/")
+        clauses.append(
+            "id IN (SELECT record_id FROM anchors WHERE path=? OR path LIKE ? ESCAPE '\\')"
+        )
+        params.extend([rel, _like_prefix(rel) + "/%"])
+    return " AND ".join(clauses), params
 
 
 def _like_prefix(text: str) -> str:

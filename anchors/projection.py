@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import apsw
+import orjson
 
 from anchors.operations import Op, OpError, validate
 from anchors.oplog import LineIssue, OpLog
 from anchors.projection_schema import COLUMNS, LIST_FIELDS, SCHEMA, SCHEMA_VERSION
-from anchors.record import Learning
+from anchors.record import Anchor, Learning
+
+ANCHOR_KEYS = frozenset(Anchor("").to_dict())
 
 __all__ = ["COLUMNS", "LIST_FIELDS", "SCHEMA_VERSION", "Projection", "load_quarantine"]
 
@@ -412,6 +415,26 @@ class Projection:
         sql += f" ORDER BY {order}"
         return [row_to_learning(row) for row in self.db.execute(sql, tuple(params))]
 
+    def query_dicts(
+        self, where: str = "", params: Iterable[Any] = (), order: str = "id"
+    ) -> list[dict[str, Any]]:
+        """Like `query`, as dicts in `Learning.to_dict()` shape, without building dataclasses."""
+        sql = f"SELECT {', '.join(COLUMNS)} FROM records"
+        if where:
+            sql += f" WHERE {where}"
+        sql += f" ORDER BY {order}"
+        out = []
+        for row in self.db.execute(sql, tuple(params)):
+            data = dict(zip(COLUMNS, row, strict=True))
+            data["tags"] = orjson.loads(data["tags"] or "[]")
+            data["evidence"] = orjson.loads(data["evidence"] or "[]")
+            data["anchors"] = [
+                a if a.keys() >= ANCHOR_KEYS else Anchor.from_dict(a).to_dict()
+                for a in orjson.loads(data["anchors"] or "[]")
+            ]
+            out.append(data)
+        return out
+
     def ops_locations(self, record_id: str) -> list[tuple[str, int]]:
         rows = self.db.execute("SELECT part, offset FROM op_index WHERE target=?", (record_id,))
         return [(r[0], r[1]) for r in rows]
@@ -426,7 +449,7 @@ class Projection:
 def row_to_learning(row: Any) -> Learning:
     data = dict(zip(COLUMNS, row, strict=True))
     for key in LIST_FIELDS:
-        data[key] = json.loads(data[key] or "[]")
+        data[key] = orjson.loads(data[key] or "[]")
     return Learning.from_dict(data)
 
 

@@ -55,7 +55,11 @@ class Anchor:
         return cls(**{k: v for k, v in data.items() if k in _ANCHOR_FIELDS})
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # By hand, not dataclasses.asdict: its deep copy dominated `tether list --json`.
+        data = dict(self.__dict__)
+        data["span"] = list(self.span)
+        data["fingerprint"] = dict(self.fingerprint)
+        return data
 
     def label(self) -> str:
         """The anchor as a user writes it: `path::Symbol`, `path#L3-L9` or `path`."""
@@ -77,7 +81,7 @@ class Evidence:
         return cls(type=str(data.get("type", "")), ref=str(data.get("ref", "")), note=str(data.get("note", "")))
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return dict(self.__dict__)
 
 
 @dataclass
@@ -132,7 +136,11 @@ class Learning:
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        data = dict(self.__dict__)
+        data["tags"] = list(self.tags)
+        data["anchors"] = [a.to_dict() for a in self.anchors]
+        data["evidence"] = [e.to_dict() for e in self.evidence]
+        return data
 
     @property
     def visible(self) -> bool:

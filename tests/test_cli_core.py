@@ -158,3 +158,17 @@ def test_command_index_matches_the_modules() -> None:
         importlib.import_module(module).register(sub)
         registered.update(dict.fromkeys(sub.choices, module))
     assert registered == COMMAND_INDEX
+
+
+def test_list_dicts_match_the_records(repo: Path, run_tether: RunTether) -> None:
+    """`list --json` reads rows straight into dicts; they must equal the records' own dicts."""
+    from anchors.memory import Memory
+    from anchors.record import Anchor, Evidence
+
+    mem = Memory.open(repo)
+    mem.add("Readme explains the release steps", category="general", tags=["docs"],
+            anchors=[Anchor(path="README.md", span=[1, 1])],
+            evidence=[Evidence(type="url", ref="https://example.com/x")])  # fmt: skip
+    mem.add("A second, unanchored learning about builds")
+    assert mem.list_dicts() == [r.to_dict() for r in mem.list()]
+    assert mem.list_dicts(path="README.md")[0]["anchors"][0]["path"] == "README.md"

@@ -121,6 +121,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             records = [r for r in records if r.category == args.category]
         if args.status:
             records = [r for r in records if r.status == args.status]
+    elif args.json:
+        print_json(mem.list_dicts(args.category, args.status, args.path, include_hidden=args.all))
+        return 0
     else:
         records = mem.list(args.category, args.status, args.path, include_hidden=args.all)
     if args.json:

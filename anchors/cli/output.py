@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -10,7 +9,11 @@ from typing import Any
 
 def print_json(obj: Any) -> None:
     """Print exactly one JSON document on stdout."""
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+    import orjson
+
+    data = orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str)
+    sys.stdout.buffer.write(data + b"\n")
+    sys.stdout.flush()
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
