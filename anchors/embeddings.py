@@ -15,10 +15,11 @@ are cosines after subtracting the cached vectors' mean (see `VectorCache`).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -238,6 +239,19 @@ class VectorCache:
             )
             db.execute("INSERT OR REPLACE INTO meta VALUES('model', ?)", (LAYOUT,))
 
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """A write transaction that takes the write lock first (waiting up to the busy timeout).
+        Each write reads the running sum before it writes; in a deferred transaction another
+        process committing in between would make the upgrade to writing fail at once."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     def _version(self) -> tuple[Any, int]:
         data_version: Any = self.db.execute("PRAGMA data_version").fetchone()
         return (data_version[0], self._generation)
@@ -292,7 +306,7 @@ class VectorCache:
         gone = [rid for rid in have if rid not in wanted]
         if gone:
             self._generation += 1
-            with self.db:
+            with self._writing():
                 count, total = self._sum()
                 for rid in gone:
                     count, total = self._delete(rid, count, total)
@@ -331,7 +345,7 @@ class VectorCache:
         """Store (record_id, hash) -> vector rows, replacing older vectors of the same records."""
         self._generation += 1
         bits_mean = self._current_stats()[3]
-        with self.db:
+        with self._writing():
             count, total = self._sum()
             for (rid, digest), vector in zip(keys, vectors, strict=True):
                 count, total = self._delete(rid, count, total)
@@ -361,7 +375,7 @@ class VectorCache:
         if np.linalg.norm(centre - bits_mean) <= 0.1 * max(float(np.linalg.norm(centre)), 1e-6):
             return
         self._generation += 1
-        with self.db:
+        with self._writing():
             self.db.execute("DELETE FROM vector_bits")
             rows: list[Any] = self.db.execute("SELECT rowid, embedding FROM vectors").fetchall()
             self.db.executemany(

@@ -130,3 +130,22 @@ def test_empty_cache_and_k_zero(tmp_path: Path) -> None:
     fill(cache, clustered(4))
     assert cache.nearest(query, 0) == []
     assert len(cache.nearest(query, 50)) == 4
+
+
+def test_two_connections_keep_one_consistent_mean(tmp_path: Path) -> None:
+    """The MCP server and a CLI process share the file: each sees the other's writes, and the
+    running sum stays the sum of the rows whoever wrote them."""
+    path = tmp_path / "v.sqlite"
+    one, two = VectorCache(path), VectorCache(path)
+    vectors = clustered(30, seed=5)
+    one.put([(f"a{i}", "h") for i in range(10)], vectors[:10])
+    assert two.count() == 10  # another connection's commit is seen
+    two.put([(f"b{i}", "h") for i in range(10)], vectors[10:20])
+    one.put([(f"b{i}", "h") for i in range(5)], vectors[20:25])  # replaces two's first five
+    rows = two.db.execute("SELECT embedding FROM vectors").fetchall()
+    actual = np.frombuffer(b"".join(r[0] for r in rows), dtype=np.float32).reshape(-1, DIMENSIONS)
+    for cache in (one, two):
+        _, count, centre, _ = cache._current_stats()
+        assert count == len(actual) == 20
+        assert np.allclose(centre, actual.mean(0) * 20 / (20 + CENTRE_SHRINK), atol=1e-5)
+    assert two.nearest(vectors[22], 1)[0].record_id == "b2"
