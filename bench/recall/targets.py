@@ -5,7 +5,8 @@ notes a team keeps about a mid-sized web shop (payments, auth, data, infra, fron
 were written afterwards, from the learning's meaning, the way a developer new to the code would ask:
 other words, symptoms rather than causes, no copied phrases. The held-out questions were written in
 a second pass, in a different register (terse, or from the symptom side), and were never used while
-choosing any parameter of recall (RRF constant, candidate counts, BM25 weights, salience damping).
+choosing any parameter of recall (fusion weights, candidate counts, BM25 weights, salience damping,
+centring). realistic.py holds a third set, closer to how developers ask.
 """
 
 from __future__ import annotations
