@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from anchors.rules import needles
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
 from anchors.rules.lazy_regex import lazy
@@ -68,12 +69,13 @@ _UPLOAD_FILE = lazy(
 
 
 # Literals one of which every credential file name above contains (the text is folded to lower
-# case): checked with `in` before the file pattern runs.
-_CREDENTIAL_FILE_HINTS = (
+# case): looked up among the needles the text holds before the file pattern runs.
+_CREDENTIAL_FILE_HINTS = frozenset((
     ".env", "netrc", "credential", "pgpass", "pypirc", "npmrc", "dockercfg", ".docker", ".aws",
     ".azure", "gcloud", ".kube", ".ssh", "id_r", "id_d", "id_e", "gnupg", "shadow", "_history",
     "hosts.yml", "account",
-)  # fmt: skip
+))  # fmt: skip
+needles.register(_CREDENTIAL_FILE_HINTS)
 
 
 def _command_starts(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
@@ -115,7 +117,7 @@ def scan(view: FoldedText) -> list[Hit]:
         o_start, o_end = view.to_original(start, end)
         hits.append(Hit(rule, CATEGORY, o_start, o_end, message))
 
-    hinted = any(map(text.__contains__, _CREDENTIAL_FILE_HINTS))
+    hinted = not needles.in_folded(view).isdisjoint(_CREDENTIAL_FILE_HINTS)
     reads = _command_starts(text, _READ_FILE()) if hinted else []
     for match in reads:
         add(

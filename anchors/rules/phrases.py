@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from itertools import compress
 
+from anchors.rules import needles as shared_needles
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
 
@@ -29,11 +29,6 @@ def seq(*parts: str) -> str:
 def fillers(pattern: str, most: int) -> str:
     """Up to `most` occurrences of `pattern`, each followed by a gap."""
     return f"(?:{pattern}{GAP}){{0,{most}}}"
-
-
-# The gate words of every phrase rule (each rule's smallest needle group), in one list: which of
-# them a text holds is found in one C-level pass (`present`), shared by all the rules.
-_GATE_WORDS: list[str] = []
 
 
 class PhraseRule:
@@ -67,13 +62,13 @@ class PhraseRule:
         self.source = source  # the regex, compiled at the first text that has the rule's needles
         self.message = message
         # Groups of literal words: the pattern cannot match unless the text holds a word from
-        # every group. Which needles a text holds is computed once per text (`present`), so a
-        # rule whose words are absent costs a set check and its regex is never compiled.
+        # every group. Which needles a text holds is found once per text for every family
+        # (`anchors.rules.needles`), so a rule whose words are absent costs a set check and its
+        # regex is never compiled.
         self.needles = needles
-        # The smallest group is checked against the text's present gate words; the others with
-        # `in`, only for the few rules whose gate passes.
+        # The smallest group is checked first (it rules out the most), then the others.
         self.gate = min(needles, key=len) if needles else frozenset()
-        self.others = tuple(tuple(group) for group in needles if group is not self.gate)
+        self.others = tuple(group for group in needles if group is not self.gate)
         self.word_start = word_start  # the match must not start inside a word
         # What the text just before a match must end with (e.g. a line start), checked after
         # the match so the pattern itself can start with a literal word.
@@ -94,11 +89,11 @@ class PhraseRule:
             )
         return self._compiled
 
-    def may_match(self, present: frozenset[str], text: str) -> bool:
-        """False when a needle group has no word in `text` (`present`: its gate words)."""
+    def may_match(self, present: frozenset[str]) -> bool:
+        """False when a needle group has no word among `present` (the needles the text holds)."""
         if self.needles and present.isdisjoint(self.gate):
             return False
-        return all(any(word in text for word in group) for group in self.others)
+        return not any(present.isdisjoint(group) for group in self.others)
 
 
 def rule(
@@ -126,19 +121,14 @@ def rule(
         word_start,
         before,
     )
-    for word in declared.gate:
-        if word not in _GATE_WORDS:
-            _GATE_WORDS.append(word)
+    for group in declared.needles:
+        shared_needles.register(group)
     return declared
 
 
 def present(view: FoldedText) -> frozenset[str]:
-    """The gate words (of every phrase rule) that occur in the folded text, computed once."""
-    found = view.memo.get("needles")
-    if found is None:
-        found = frozenset(compress(_GATE_WORDS, map(view.text.__contains__, _GATE_WORDS)))
-        view.memo["needles"] = found
-    return found
+    """The needle words (of every rule) that occur in the folded text, computed once per text."""
+    return shared_needles.in_folded(view)
 
 
 def run(rules: Iterable[PhraseRule], view: FoldedText) -> Iterator[Hit]:
@@ -148,7 +138,7 @@ def run(rules: Iterable[PhraseRule], view: FoldedText) -> Iterator[Hit]:
     for phrase in rules:
         if phrase.needles and found.isdisjoint(phrase.gate):
             continue
-        if phrase.others and not phrase.may_match(found, text):
+        if phrase.others and not phrase.may_match(found):
             continue
         pattern, before = phrase.compiled()
         pos = 0

@@ -20,8 +20,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import lru_cache
-from itertools import compress
 
+from anchors.rules import needles
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
 from anchors.rules.lazy_regex import lazy
@@ -296,46 +296,43 @@ _PUBLIC_MATERIAL = lazy(
 
 
 @lru_cache(maxsize=1)
-def _format_index() -> tuple[list[str], list[str], dict[str, list[int]], list[int]]:
-    """Every known format's needles (as written; lower-cased for case-insensitive patterns), the
-    formats each needle gates (by position), and the formats without needles."""
-    cased: list[str] = []
-    folded: list[str] = []
-    gated: dict[str, list[int]] = {}
+def _format_index() -> tuple[dict[str, list[int]], dict[str, list[int]], list[int]]:
+    """The formats each needle gates (by position), as written and lower-cased (for
+    case-insensitive patterns), and the formats without needles."""
+    cased: dict[str, list[int]] = {}
+    folded: dict[str, list[int]] = {}
     always: list[int] = []
     for position, known in enumerate(_known_formats()):
         if known.needles is None:
             always.append(position)
             continue
+        into = folded if known.folded else cased
         for needle in known.needles:
-            key = ("i:" if known.folded else "c:") + needle
-            into = folded if known.folded else cased
-            if needle not in into:
-                into.append(needle)
-            gated.setdefault(key, []).append(position)
-    return cased, folded, gated, always
+            into.setdefault(needle, []).append(position)
+    return cased, folded, always
 
 
-def _known_format_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> Iterator[Hit]:
-    # Which needles the text holds, found in one C-level pass per case; only the formats one of
-    # whose needles is there run their regex.
+def _format_needles() -> list[str]:
+    cased, folded, _ = _format_index()
+    return [*cased, *folded]
+
+
+needles.register_later(_format_needles)
+
+
+def _known_format_hits(
+    view: FoldedText, lowered: str, public: list[tuple[int, int]]
+) -> Iterator[Hit]:
+    # Only the formats one of whose needles the text holds run their regex; which needles it
+    # holds comes from the pass shared by all the families.
+    text = view.original
     formats = _known_formats()
-    cased, folded, gated, always = _format_index()
-    if len(text) > 4000:
-        # A long document: each format's needles are looked for on their own, stopping at the
-        # first found (a needle the text lacks costs one scan, still far less than the regex).
-        chosen = {
-            position
-            for position, known in enumerate(formats)
-            if known.needles is None
-            or any(map((lowered if known.folded else text).__contains__, known.needles))
-        }
-    else:
-        chosen = set(always)
-        for needle in compress(cased, map(text.__contains__, cased)):
-            chosen.update(gated["c:" + needle])
-        for needle in compress(folded, map(lowered.__contains__, folded)):
-            chosen.update(gated["i:" + needle])
+    cased, folded, always = _format_index()
+    chosen = set(always)
+    for needle in needles.in_original(view):
+        chosen.update(cased.get(needle, ()))
+    for needle in needles.in_lowered(view, lowered):
+        chosen.update(folded.get(needle, ()))
     for position in sorted(chosen):
         known = formats[position]
         for match in known.pattern().finditer(text):
@@ -508,17 +505,31 @@ def _assigned_hits(text: str, lowered: str, public: list[tuple[int, int]]) -> It
         )
 
 
+# Literals the checks in `scan` are gated by, as written in the text and lower-cased.
+_ORIGINAL_GATES = ("AAAA", "age1", "-----BEGIN", "PRIVATE KEY", "PuTTY", ":", "-u", "://")
+_LOWERED_GATES = ("kind", "auth", "key", "token", "--user")
+# One of which every match of `_KEY_WORDS` holds (password, passwd and passphrase hold "pass").
+_KEY_WORD_GATES = frozenset(
+    ("api", "access", "secret", "token", "pass", "pwd", "private", "auth", "credential", "bearer")
+)
+needles.register(_ORIGINAL_GATES)
+needles.register(_LOWERED_GATES)
+needles.register(_KEY_WORD_GATES)
+
+
 def scan(view: FoldedText) -> list[Hit]:
     """Hits for secrets in the original text (secrets are matched as written, not folded)."""
     text = view.original
     lowered = text.lower()
+    cased = needles.in_original(view)
+    folded = needles.in_lowered(view, lowered)
     public = (
         [(m.start(), m.end()) for m in _PUBLIC_MATERIAL().finditer(text)]
-        if "AAAA" in text or "age1" in text or "-----BEGIN" in text
+        if "AAAA" in cased or "age1" in cased or "-----BEGIN" in cased
         else []
     )
-    hits = list(_known_format_hits(text, lowered, public))
-    if "kind" in lowered and _KUBE_SECRET().search(text):
+    hits = list(_known_format_hits(view, lowered, public))
+    if "kind" in folded and _KUBE_SECRET().search(text):
         for match in _KUBE_DATA_VALUE().finditer(text):
             value = match.group("value")
             if not is_placeholder(value) and not value.isalpha():
@@ -531,14 +542,15 @@ def scan(view: FoldedText) -> list[Hit]:
                         "a value in the data of a Kubernetes Secret",
                     )
                 )
-    if "PRIVATE KEY" in text or "PuTTY" in text:
+    if "PRIVATE KEY" in cased or "PuTTY" in cased:
         for match in _PRIVATE_KEY().finditer(text):
             hits.append(
                 Hit("secret.private-key", CATEGORY, match.start(), match.end(), "a private key")
             )
-    hits.extend(_assigned_hits(text, lowered, public))
+    if len(lowered) != len(text) or not folded.isdisjoint(_KEY_WORD_GATES):
+        hits.extend(_assigned_hits(text, lowered, public))
     # Header names match in the lower-cased text; values are read from the original.
-    if ":" in text and ("auth" in lowered or "key" in lowered or "token" in lowered):
+    if ":" in cased and ("auth" in folded or "key" in folded or "token" in folded):
         header_text = lowered if len(lowered) == len(text) else text
         for found in _AUTH_HEADER().finditer(header_text):
             match = _AUTH_HEADER_CASED().match(text, found.start()) or found
@@ -555,7 +567,7 @@ def scan(view: FoldedText) -> list[Hit]:
                         "a literal credential in an authorization header",
                     )
                 )
-    if "-u" in text or "--user" in lowered:
+    if "-u" in cased or "--user" in folded:
         for match in _INLINE_USER().finditer(text):
             # "-u KEY:" passes a key as the user
             value = match.group("value") or match.group("user")
@@ -571,7 +583,7 @@ def scan(view: FoldedText) -> list[Hit]:
                         "a literal password given on a command line (user:password)",
                     )
                 )
-    if "://" in text:
+    if "://" in cased:
         for match in _URL_CREDENTIALS().finditer(text):
             value = match.group("value")
             if len(value) >= 6 and not is_placeholder(value) and not value.startswith("$"):

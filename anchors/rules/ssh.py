@@ -9,6 +9,7 @@ reading a public key, and `ProxyJump`.
 
 from __future__ import annotations
 
+from anchors.rules import needles
 from anchors.rules.folding import FoldedText
 from anchors.rules.hit import Hit
 from anchors.rules.lazy_regex import lazy
@@ -44,6 +45,7 @@ _TARGETS = (
     ),
 )
 _STATEMENT_START = lazy(r"[\n;&|]")
+needles.register(needle for needle, _, _, _ in _TARGETS)
 
 _RULES: list[PhraseRule] = [
     rule(
@@ -70,8 +72,9 @@ _RULES: list[PhraseRule] = [
 def _writes(view: FoldedText) -> list[Hit]:
     hits: list[Hit] = []
     text = view.text
+    present = needles.in_folded(view)
     for needle, target, rule_id, message in _TARGETS:
-        if needle not in text:
+        if needle not in present:
             continue
         for match in target().finditer(text):
             floor = max(0, match.start() - 120)
@@ -97,7 +100,7 @@ def scan(view: FoldedText) -> list[Hit]:
     """Hits for ssh backdoors in the folded text (spans in the original)."""
     hits = list(run(_RULES, view)) + _writes(view)
     # Prose that hands over a literal public key to install is the same backdoor without a shell.
-    if "authorized_keys" in view.text and _PUBLIC_KEY().search(view.text):
+    if "authorized_keys" in needles.in_folded(view) and _PUBLIC_KEY().search(view.text):
         for match in _ADD_KEY().finditer(view.text):
             start, end = view.to_original(match.start(), match.end())
             hits.append(
