@@ -7,7 +7,10 @@ random value vs a description), written by hand for these rules.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from anchors.rules import secrets
 from anchors.scanner import scan_text
 
 LEAKS = [
@@ -76,3 +79,17 @@ def test_the_finding_points_at_the_literal_and_names_the_key() -> None:
     assert finding.rule == "secret.assigned-credential"
     assert text[finding.start : finding.end] == "rootpasswd"
     assert "'password'" in finding.message
+
+
+# Characters and words the placeholder marks are made of, and a few that fold oddly in case.
+_MARK_PIECES = st.sampled_from(
+    [*"$%<>{}[]()._-*#xX0aAbcdefgKkEeHhRr1234567 \n", "example", "Sample", "HERE", "here", "token"]
+    + ["TOKEN", "value", "xxXx", "{{", "${", "your_", "ChangeMe", "[A_B]", "[a b]", "İ", "ſ"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_MARK_PIECES, max_size=10).map("".join))
+def test_the_literal_placeholder_checks_agree_with_the_mark_pattern(value: str) -> None:
+    # ASCII values are judged with literal checks instead of the case-insensitive alternation.
+    assert secrets._has_placeholder_mark(value) == bool(secrets._PLACEHOLDER_MARKS().search(value))
