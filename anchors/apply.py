@@ -45,14 +45,28 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
+# Per column: its default, or None where the value needs the op (author, times). Built once:
+# replay calls `_insert` for every add, and a per-call dict merge costs more than the lookups.
+_PLAIN = tuple((col, _DEFAULTS[col]) for col in COLUMNS)
+_AUTHOR = COLUMNS.index("author")
+_TIMED = tuple(COLUMNS.index(c) for c in ("recorded_at", "valid_from", "verified_at"))
+_LISTS = tuple(COLUMNS.index(c) for c in LIST_FIELDS)
+_INDEX = {col: i for i, col in enumerate(COLUMNS)}
+_dumps = orjson.dumps
+
+
 def _insert(record: dict[str, Any], op: Op, **overrides: Any) -> Statement:
-    row = {**_DEFAULTS, "author": op.author, **record, **overrides}
-    row["recorded_at"] = row["recorded_at"] or op.time
-    row["valid_from"] = row["valid_from"] or op.time
-    row["verified_at"] = row["verified_at"] or op.time
-    for key in LIST_FIELDS:
-        row[key] = orjson.dumps(row[key] or []).decode()
-    return _INSERT, tuple(row[col] for col in COLUMNS)
+    get = record.get
+    row = [get(col, default) for col, default in _PLAIN]
+    if "author" not in record:
+        row[_AUTHOR] = op.author
+    for key, value in overrides.items():
+        row[_INDEX[key]] = value
+    for i in _TIMED:
+        row[i] = row[i] or op.time
+    for i in _LISTS:
+        row[i] = _dumps(row[i] or []).decode()
+    return _INSERT, tuple(row)
 
 
 def _update(op: Op, assignments: str, *params: Any) -> Statement:
@@ -185,36 +199,63 @@ APPLIERS: dict[str, Applier] = {
 }
 
 
+Plan = list[list[tuple[str, list[tuple[Any, ...]]]]]
+
+
+def plan_ops(ops: Iterable[Op]) -> tuple[Plan, set[str]]:
+    """Cut ops (already in replay order) into rounds, no record seeing two ops in one round, and
+    group each round's statements by shape; return the rounds and the record ids touched.
+
+    Within a round, shapes keep the order they first appear in, inserts first: a supersede's
+    guarded insert must see its old record before that record is updated.
+    """
+    rounds: list[dict[str, list[tuple[Any, ...]]]] = []
+    next_round: dict[str, int] = {}
+    touched: set[str] = set()
+    get_round = next_round.get
+    appliers = APPLIERS
+    for op in ops:
+        statements, ids = appliers[op.type](op)
+        if len(ids) == 1:
+            key = ids[0]
+            index = get_round(key, 0)
+            next_round[key] = index + 1
+            touched.add(key)
+        else:
+            keys = ids or (op.target,)
+            index = max(get_round(k, 0) for k in keys)
+            for key in keys:
+                next_round[key] = index + 1
+            touched.update(ids)
+        if index == len(rounds):
+            rounds.append({})
+        by_shape = rounds[index]
+        for sql, params in statements:
+            group = by_shape.get(sql)
+            if group is None:
+                by_shape[sql] = [params]
+            else:
+                group.append(params)
+    plan: Plan = []
+    for by_shape in rounds:
+        order = sorted(by_shape, key=lambda sql: 0 if sql.startswith("INSERT") else 1)
+        plan.append([(sql, by_shape[sql]) for sql in order])
+    return plan, touched
+
+
+def run_plan(db: apsw.Connection, plan: Plan) -> None:
+    """Run planned rounds in order, one `executemany` per statement shape."""
+    for round_ in plan:
+        for sql, rows in round_:
+            db.executemany(sql, rows)
+
+
 def apply_ops(db: apsw.Connection, ops: Iterable[Op]) -> set[str]:
     """Apply ops (already in replay order) to the projection; return the record ids touched.
 
     Ops are cut into rounds so that no record sees two ops in one round; within a round, statements
     of the same shape run together. Per-record order is kept, which is all that order means here.
     """
-    rounds: list[list[list[Statement]]] = []
-    next_round: dict[str, int] = {}
-    touched: set[str] = set()
-    for op in ops:
-        statements, ids = APPLIERS[op.type](op)
-        keys = ids or (op.target,)
-        index = max(next_round.get(k, 0) for k in keys)
-        for key in keys:
-            next_round[key] = index + 1
-        if index == len(rounds):
-            rounds.append([])
-        rounds[index].append(statements)
-        touched.update(ids)
-    for round_ in rounds:
-        by_shape: dict[str, list[tuple[Any, ...]]] = {}
-        order: list[str] = []
-        for statements in round_:
-            for sql, params in statements:
-                if sql not in by_shape:
-                    by_shape[sql] = []
-                    order.append(sql)
-                by_shape[sql].append(params)
-        # Inserts first: a supersede's guarded insert must see its old record before it is updated.
-        order.sort(key=lambda sql: 0 if sql.startswith("INSERT") else 1)
-        for sql in order:
-            db.executemany(sql, by_shape[sql])
+    plan, touched = plan_ops(ops)
+    run_plan(db, plan)
     return touched

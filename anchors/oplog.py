@@ -24,6 +24,7 @@ LOCK_FILE = "lock"
 PART_SUFFIX = ".jsonl"
 _PART_RE = re.compile(r"^[A-Za-z0-9._@+-]{1,200}$")
 _TAIL_CHUNK = 8192
+_READ_BLOCK = 1 << 16
 
 
 def author_key(email: str) -> str:
@@ -164,6 +165,34 @@ class OpLog:
                 remaining -= len(line)
                 if number:
                     number += 1
+
+    def lines(self, part: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, bytes]]:
+        """Yield (offset, line bytes without its newline) of the complete lines in [start, end).
+
+        The fast path for replay: the file is read in large blocks and split, so the cost per line is
+        one slice, and memory stays bounded by the block size whatever the partition's length.
+        """
+        stop = self.complete_size(part) if end is None else end
+        if stop <= start:
+            return
+        with open(self.path_of(part), "rb") as fh:
+            fh.seek(start)
+            offset = start
+            remaining = stop - start
+            carry = b""
+            while remaining > 0:
+                block = fh.read(min(_READ_BLOCK, remaining))
+                if not block:
+                    break
+                remaining -= len(block)
+                data = carry + block if carry else block
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                if not cut:
+                    continue
+                for line in data[: cut - 1].split(b"\n"):
+                    yield offset, line
+                    offset += len(line) + 1
 
     def read_ops(
         self, part: str, start: int = 0, on_error: Callable[[LineIssue], None] | None = None

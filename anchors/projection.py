@@ -29,6 +29,12 @@ ANCHOR_KEYS = frozenset(Anchor("").to_dict())
 __all__ = ["COLUMNS", "LIST_FIELDS", "SCHEMA_VERSION", "Projection", "load_quarantine"]
 
 INDEX_FILE = "index.sqlite"
+# Ops per replay batch: big enough that each statement shape runs as a long `executemany`, small
+# enough that a batch's ops and statements stay a few tens of megabytes.
+REPLAY_BATCH = 20_000
+
+# (clock, partition, op id, byte offset, op): a replay entry, its replay key first.
+_Entry = tuple[int, str, str, int, Op]
 QUARANTINE_FILE = "quarantine.jsonl"
 
 
@@ -258,8 +264,13 @@ class Projection:
         quarantine_size = _size(self.tether_dir / QUARANTINE_FILE)
         with db:
             db.execute(SCHEMA)
+            # Secondary indexes are built once at the end, from sorted data, rather than kept up to
+            # date row by row; nothing the replay runs reads them (lookups go by the unique id).
+            deferred = _drop_indexes(db)
             count, max_key = self._replay(db, parts, sizes, quarantine, issues)
             self._reindex(db, None)
+            for sql in deferred:
+                db.execute(sql)
             last = {p: (sizes[p], _id_before(self.oplog, p, sizes[p])) for p in parts}
             _put_meta(db, "schema_version", str(SCHEMA_VERSION))
             _put_meta(db, "parts", json.dumps({p: list(v) for p, v in last.items()}))
@@ -285,27 +296,29 @@ class Projection:
     ) -> tuple[int, tuple[int, str, str]]:
         import heapq
 
-        def stream(part: str) -> Iterator[tuple[Op, int]]:
-            for off, _number, line in self.oplog.read(part, 0, sizes[part]):
+        def stream(part: str) -> Iterator[_Entry]:
+            for off, line in self.oplog.lines(part, 0, sizes[part]):
                 op = _parse(line, part, issues)
                 if op is not None and (keep is None or keep(op)):
-                    yield op, off
+                    yield op.clock, part, op.id, off, op
 
-        merged = heapq.merge(*(stream(p) for p in parts), key=lambda pair: pair[0].key)
+        # Entries lead with the replay key (clock, partition, id), so the merge compares plain tuples;
+        # two heads never tie on it (partitions differ), so the op itself is never compared.
+        merged = heapq.merge(*(stream(p) for p in parts))
         count = 0
         max_key: tuple[int, str, str] = (0, "", "")
-        batch: list[tuple[Op, int]] = []
-        for pair in merged:
-            batch.append(pair)
-            if len(batch) >= 5000:
+        batch: list[_Entry] = []
+        for entry in merged:
+            batch.append(entry)
+            if len(batch) >= REPLAY_BATCH:
                 self._apply_all(db, batch, quarantine, issues)
                 count += len(batch)
-                max_key = batch[-1][0].key
+                max_key = batch[-1][:3]
                 batch = []
         if batch:
             self._apply_all(db, batch, quarantine, issues)
             count += len(batch)
-            max_key = batch[-1][0].key
+            max_key = batch[-1][:3]
         return count, max_key
 
     # -- applying ---------------------------------------------------------------------------
@@ -326,25 +339,35 @@ class Projection:
     def _apply_all(
         self,
         db: apsw.Connection,
-        ops: list[tuple[Op, int]],
+        batch: list[_Entry],
         quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
     ) -> None:
-        from anchors.apply import apply_ops
+        from anchors.apply import plan_ops, run_plan
 
         valid: list[Op] = []
-        for op, offset in ops:
-            if (op.part, offset) in quarantine:
+        skipped: list[tuple[str, int, str, str]] = []
+        index_rows: list[tuple[str, str, int, int, str]] = []
+        for clock, part, op_id, offset, op in batch:
+            if op.type == "supersede":
+                for rid in targets_of(op):
+                    index_rows.append((rid, part, offset, clock, op_id))
+            else:
+                index_rows.append((op.target, part, offset, clock, op_id))
+            if quarantine and (part, offset) in quarantine:
                 continue
             try:
                 validate(op)
             except OpError as exc:
-                issues.append(LineIssue(op.part, 0, op.id, str(exc)))
-                db.execute("INSERT INTO skipped VALUES (?,?,?,?)", (op.part, 0, op.id, str(exc)))
+                issues.append(LineIssue(part, 0, op_id, str(exc)))
+                skipped.append((part, 0, op_id, str(exc)))
                 continue
             valid.append(op)
-        apply_ops(db, valid)
-        db.executemany("INSERT INTO op_index VALUES (?,?,?,?,?)", _index_rows(ops))
+        plan, _ = plan_ops(valid)
+        if skipped:
+            db.executemany("INSERT INTO skipped VALUES (?,?,?,?)", skipped)
+        run_plan(db, plan)
+        db.executemany("INSERT INTO op_index VALUES (?,?,?,?,?)", index_rows)
 
     def _reindex(self, db: apsw.Connection, touched: set[str] | None) -> None:
         """Rebuild the derived rows (anchors, full-text) for touched records, or for all."""
@@ -494,6 +517,16 @@ def _id_before(oplog: OpLog, part: str, offset: int) -> str:
         chunk = fh.read(offset - start)
     idx = chunk.rfind(b"\n", 0, len(chunk) - 1)
     return chunk[idx + 1 : idx + 1 + 71][7:71].decode("ascii", "replace")
+
+
+def _drop_indexes(db: apsw.Connection) -> list[str]:
+    """Drop the schema's explicit indexes; return the statements that create them again."""
+    rows = db.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL ORDER BY rowid"
+    ).fetchall()
+    for name, _sql in rows:
+        db.execute(f'DROP INDEX "{name}"')
+    return [str(sql) for _name, sql in rows]
 
 
 def _put_meta(db: apsw.Connection, key: str, value: str) -> None:
