@@ -7,7 +7,10 @@ generated texts built from the needles themselves (overlapping, nested, glued to
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anchors.rules import needles
@@ -47,3 +50,28 @@ def test_the_pass_finds_exactly_what_in_checks_find(text: str) -> None:
     assert needles.in_folded(view) == needles.find_by_search(view.text)
     assert needles.in_original(view) == needles.find_by_search(text)
     assert needles.in_lowered(fold(text), text.lower()) == needles.find_by_search(text.lower())
+
+
+def _hand_written_gates() -> list[tuple[str, re.Pattern[str], frozenset[str]]]:
+    from anchors.rules import exfiltration, secrets
+
+    return [
+        ("network", exfiltration._NETWORK(), exfiltration._NETWORK_NEEDLES),
+        ("key word", secrets._KEY_WORD(), secrets._KEY_WORD_GATES),
+    ]
+
+
+@pytest.mark.parametrize("name,pattern,gate", _hand_written_gates())
+def test_every_match_of_a_gated_pattern_holds_one_of_its_needles(
+    name: str, pattern: re.Pattern[str], gate: frozenset[str]
+) -> None:
+    # The pattern is skipped when the text holds none of its needles: a match without one
+    # would be an attack or a secret let through.
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(pattern))
+    def holds_a_needle(text: str) -> None:
+        match = pattern.search(text)
+        assert match is not None
+        assert any(needle in match.group() for needle in gate), (name, match.group())
+
+    holds_a_needle()

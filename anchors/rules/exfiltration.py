@@ -29,6 +29,14 @@ _NETWORK = lazy(
     r"|requests\.(?:post|put|get|request)\s*\(|urlopen\s*\(|"
     r"fetch\s*\(|axios\.(?:post|put|get)\s*\(|http\.request\s*\(|\.sendall?\s*\(|/dev/tcp/"
 )
+# One of which every match of `_NETWORK` holds (ncat holds "nc", sftp and tftp "ftp", sendmail
+# "mail", httpie and http.request "http"): a text without any skips the network checks.
+_NETWORK_NEEDLES = frozenset((
+    "curl", "wget", "nc", "netcat", "socat", "telnet", "scp", "rsync", "ftp", "invoke-", "iwr",
+    "irm", "mail", "openssl", "http", "aws", "gsutil", "requests.", "urlopen", "fetch", "axios.",
+    ".send", "/dev/tcp/",
+))  # fmt: skip
+needles.register(_NETWORK_NEEDLES)
 _SECRET_VAR = lazy(
     r"\$\{?[a-z0-9_]*(?:key|token|secret|pass|passwd|password|pwd|cred|credentials|auth|session|"
     r"cookie|private)[a-z0-9_]*\}?"
@@ -117,7 +125,8 @@ def scan(view: FoldedText) -> list[Hit]:
         o_start, o_end = view.to_original(start, end)
         hits.append(Hit(rule, CATEGORY, o_start, o_end, message))
 
-    hinted = not needles.in_folded(view).isdisjoint(_CREDENTIAL_FILE_HINTS)
+    present = needles.in_folded(view)
+    hinted = not present.isdisjoint(_CREDENTIAL_FILE_HINTS)
     reads = _command_starts(text, _READ_FILE()) if hinted else []
     for match in reads:
         add(
@@ -126,6 +135,8 @@ def scan(view: FoldedText) -> list[Hit]:
             match.end(),
             "prints or copies a credential file",
         )
+    if present.isdisjoint(_NETWORK_NEEDLES):
+        return hits
     seen: set[int] = set()
     for network in _command_starts(text, _NETWORK()):
         offset, line = _statement(text, network.start())
