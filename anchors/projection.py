@@ -9,6 +9,7 @@ that shrank) rebuilds it by replaying the whole log into a fresh file that then 
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -294,13 +295,31 @@ class Projection:
         issues: list[LineIssue],
         keep: Callable[[Op], bool] | None = None,
     ) -> tuple[int, tuple[int, str, str]]:
-        import heapq
-
         def stream(part: str) -> Iterator[_Entry]:
             for off, line in self.oplog.lines(part, 0, sizes[part]):
                 op = _parse(line, part, issues)
                 if op is not None and (keep is None or keep(op)):
                     yield op.clock, part, op.id, off, op
+
+        # The replay allocates millions of short-lived, acyclic objects while a batch's worth stay
+        # alive: the cyclic collector would scan those over and over and find nothing to free.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return self._replay_merged(db, parts, stream, quarantine, issues)
+        finally:
+            if gc_was_on:
+                gc.enable()
+
+    def _replay_merged(
+        self,
+        db: apsw.Connection,
+        parts: list[str],
+        stream: Callable[[str], Iterator[_Entry]],
+        quarantine: dict[tuple[str, int], dict[str, Any]],
+        issues: list[LineIssue],
+    ) -> tuple[int, tuple[int, str, str]]:
+        import heapq
 
         # Entries lead with the replay key (clock, partition, id), so the merge compares plain tuples;
         # two heads never tie on it (partitions differ), so the op itself is never compared.
