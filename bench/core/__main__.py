@@ -125,6 +125,9 @@ def bench_sync(authors: int, per_author: int, new_ops: int) -> dict[str, float]:
         clones.append(path)
     a, b = clones
     write_log(a / ".git" / "tether" / "ops", authors, per_author)
+    # The synthetic log ignores caps; without this the first add would archive thousands.
+    (a / ".tether").mkdir()
+    (a / ".tether" / "config.toml").write_text("[learnings]\ncap_per_category = 1000000\n")
     t = time.perf_counter()
     subprocess.run([TETHER, "sync"], cwd=a, env=ENV, check=True, capture_output=True)
     first_push = time.perf_counter() - t
