@@ -74,8 +74,9 @@ def _repo_with_learnings(n: int) -> Path:
     git(repo, "commit", "-q", "-m", "init")
     (repo / ".tether").mkdir()
     (repo / ".tether" / "config.toml").write_text("[learnings]\ncap_per_category = 1000000\n")
-    # n learnings from 10 other authors: 40% of ops are adds, so write 2.5 n ops.
-    write_log(repo / ".git" / "tether" / "ops", 10, int(n * 2.5 / 10))
+    # n visible learnings from 10 other authors: 40% of ops are adds and about a fifth of those
+    # end up invalidated or archived, so write about 3.2 n ops.
+    write_log(repo / ".git" / "tether" / "ops", 10, int(n * 3.2 / 10))
     subprocess.run([TETHER, "list", "--json"], cwd=repo, env=ENV, check=True, capture_output=True)
     return repo
 
