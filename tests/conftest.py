@@ -86,3 +86,21 @@ def run_tether() -> RunTether:
         )
 
     return run
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A bare remote holding one commit on main, and two clones by different people."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    seed = make_repo(tmp_path / "seed")
+    git(seed, "remote", "add", "origin", str(remote))
+    git(seed, "push", "-q", "origin", "main")
+    clones = []
+    for name in ("alice", "bob"):
+        path = tmp_path / name
+        git(tmp_path, "clone", "-q", str(remote), str(path))
+        git(path, "config", "user.email", f"{name}@example.com")
+        git(path, "config", "user.name", name.title())
+        clones.append(path)
+    return remote, clones[0], clones[1]

@@ -6,28 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from anchors.memory import Memory
-from tests.conftest import RunTether, git, make_repo
-
-
-@pytest.fixture
-def team(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A bare remote and two clones by different people."""
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", str(remote))
-    seed = make_repo(tmp_path / "seed")
-    git(seed, "remote", "add", "origin", str(remote))
-    git(seed, "push", "-q", "origin", "main")
-    clones = []
-    for name in ("alice", "bob"):
-        path = tmp_path / name
-        git(tmp_path, "clone", "-q", str(remote), str(path))
-        git(path, "config", "user.email", f"{name}@example.com")
-        git(path, "config", "user.name", name.title())
-        clones.append(path)
-    return remote, clones[0], clones[1]
+from tests.conftest import RunTether, git
 
 
 def texts(run_tether: RunTether, cwd: Path) -> list[str]:
