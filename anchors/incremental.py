@@ -18,16 +18,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anchors.fingerprint import is_cosmetic, similarity
+from anchors.fingerprint import similarity
 from anchors.languages import SUPPORTED, parser_for
 from anchors.record import Anchor
 from anchors.resolve import (
     RENAME_SIMILARITY,
     Verdict,
     _group,
+    compare_symbol,
     line_counts,
     map_range,
-    signature_shape,
 )
 from anchors.specs import blob_hash, lines_fingerprint, symbol_anchor
 from anchors.symbols import (
@@ -242,19 +242,7 @@ def _symbol(
                 f"{anchor.symbol} is no longer in this file (moved elsewhere? `tether stale` looks across files)",
             )
         renamed = True
-    fp = anchor.fingerprint
-    if renamed:
-        # Without the anchored version only an exact body match finds a rename.
-        sig_changed = old is not None and signature_shape(old) != signature_shape(now)
-    else:
-        sig_changed = bool(fp.get("signature")) and fp.get("signature") != now.signature_fp
-    body = "same"
-    if fp.get("body") and fp.get("body") != now.body_fp:
-        body = (
-            "cosmetic"
-            if old is not None and is_cosmetic(old.body_tokens(), now.body_tokens())
-            else "body"
-        )
+    sig_changed, body = compare_symbol(anchor, old, now, renamed=renamed)
     changes = (
         (["rename"] if renamed else [])
         + (["signature"] if sig_changed else [])

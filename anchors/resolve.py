@@ -103,6 +103,25 @@ def _group(kind: str) -> str:
     return _KIND_GROUPS.get(kind, kind)
 
 
+def compare_symbol(
+    anchor: Anchor, old: Symbol | None, now: Symbol, *, renamed: bool
+) -> tuple[bool, str]:
+    """(signature changed?, body state: same | cosmetic | body) of `now` against the anchor
+    taken from `old` (None when the anchored version is not at hand)."""
+    fp = anchor.fingerprint
+    if renamed:
+        # Without the anchored version only an exact body match finds a rename; its old
+        # signature is unknown, so only the body speaks.
+        sig_changed = old is not None and signature_shape(old) != signature_shape(now)
+    else:
+        sig_changed = bool(fp.get("signature")) and fp.get("signature") != now.signature_fp
+    body_state = "same"
+    if fp.get("body") and fp.get("body") != now.body_fp:
+        cosmetic = old is not None and is_cosmetic(old.body_tokens(), now.body_tokens())
+        body_state = "cosmetic" if cosmetic else "body"
+    return sig_changed, body_state
+
+
 def signature_shape(symbol: Symbol) -> str:
     """The signature's tokens with the symbol's own name as `<self>`: equal across a rename."""
     return normalise_tokens(symbol._tokens(symbol.start_byte, symbol.body_start), symbol.short_name)
@@ -366,22 +385,8 @@ class Resolver:
         base: str,
         moves: list[str],
     ) -> Verdict:
-        fp = anchor.fingerprint
         changes = list(moves)
-        renamed = "rename" in moves
-        if renamed:
-            # Without the anchored version only an exact body match finds a rename; its old
-            # signature is unknown, so only the body speaks.
-            sig_changed = old is not None and signature_shape(old) != signature_shape(now)
-        else:
-            sig_changed = bool(fp.get("signature")) and fp.get("signature") != now.signature_fp
-        body_state = "same"
-        if fp.get("body") and fp.get("body") != now.body_fp:
-            body_state = (
-                "cosmetic"
-                if old is not None and is_cosmetic(old.body_tokens(), now.body_tokens())
-                else "body"
-            )
+        sig_changed, body_state = compare_symbol(anchor, old, now, renamed="rename" in moves)
         if sig_changed:
             changes.append("signature")
         if body_state != "same":
