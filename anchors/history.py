@@ -1222,11 +1222,7 @@ class _Walker:
                 match = self.locate(cur.found, old, here)
                 if match is None:
                     break
-                kinds = ["file-rename", *_differences(match, cur.found)]
-                if match.name != cur.found.name:
-                    kinds.append("rename")
-                self.record(commit, kinds, cur)
-                self.walk_file(parent, _State.of(old_path, match), visited)
+                self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
                 return
         # 2. A file git did not pair with this one because much of it was rewritten, but which
         #    this commit deleted and whose definitions are mostly here by name (a class renamed
@@ -1236,24 +1232,34 @@ class _Walker:
             old_path, old = paired
             match = self.locate(cur.found, old, self.blobs.version_at(sha, cur.path))
             if match is not None:
-                kinds = ["file-rename", *_differences(match, cur.found)]
-                if match.name != cur.found.name:
-                    kinds.append("rename")
-                self.record(commit, kinds, cur)
-                self.walk_file(parent, _State.of(old_path, match), visited)
+                self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
                 return
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
         found = self.moved_from(sha, parent, cur, changes)
         if found is not None:
             old_path, match = found
-            kinds = ["move", *_differences(match, cur.found)]
-            if match.name != cur.found.name:
-                kinds.append("rename")
-            self.record(commit, kinds, cur)
-            self.walk_file(parent, _State.of(old_path, match), visited)
+            self.arrived(commit, "move", cur, parent, old_path, match, visited)
             return
         self.record(commit, ["introduced"], cur)
+
+    def arrived(
+        self,
+        commit: _Commit,
+        how: str,
+        cur: _State,
+        parent: str,
+        old_path: str,
+        match: _Found,
+        visited: set[tuple[str, str]],
+    ) -> None:
+        """The symbol came into this file at `commit` (`how`: file-rename or move) from `match`
+        in `old_path`: record the change and follow it there."""
+        kinds = [how, *_differences(match, cur.found)]
+        if match.name != cur.found.name:
+            kinds.append("rename")
+        self.record(commit, kinds, cur)
+        self.walk_file(parent, _State.of(old_path, match), visited)
 
     def paired_file(
         self, sha: str, parent: str, cur: _State, changes: list[tuple[str, str, str]]
