@@ -102,10 +102,7 @@ class OpLog:
     def complete_size(self, part: str) -> int:
         """Bytes of the partition up to and including its last newline (a torn tail excluded)."""
         path = self.path_of(part)
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            return 0
+        size = _size(path)
         if size == 0:
             return 0
         with open(path, "rb") as fh:
@@ -230,10 +227,7 @@ class OpLog:
     def repair_torn(self, part: str) -> int:
         """Move a torn last line aside into `torn/`; return how many bytes were moved. Needs the lock."""
         path = self.path_of(part)
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            return 0
+        size = _size(path)
         good = self.complete_size(part)
         if good == size:
             return 0
@@ -348,6 +342,14 @@ class OpLog:
             if size != self.complete_size(part):
                 report.issues.append(LineIssue(part, 0, "", "torn last line (repaired on next write)"))
         return report
+
+
+def _size(path: Path) -> int:
+    """The file's size, 0 when it does not exist (yet)."""
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _claimed_id(line: bytes) -> str:
