@@ -2,9 +2,11 @@
 
 Both run as a user runs them (the real `tether` console script, `git log -L :NAME:PATH` with
 git's built-in function-name pattern for the language), in repositories of 5,000+ commits. Each
-pair is timed alternately, several rounds; the figure is the median.
+case is timed alternately (tether, git, tether, git, ...), several rounds; the figures are medians.
+`--against DIR` also times another source tree of tether (e.g. `git archive` of an older commit
+unpacked in DIR) in the same rounds, for a before/after comparison on an equally busy machine.
 
-    .venv/bin/python -m bench.anchors.history_speed [--rounds N]
+    .venv/bin/python -m bench.anchors.history_speed [--rounds N] [--only TEXT] [--against DIR]
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from pathlib import Path
 from bench.anchors.accuracy import ATTRIBUTES
 from bench.anchors.truth import locate
 
-# (repository, path, symbol): long-lived functions in long-lived files.
+# (repository, path, symbol): long-lived functions in long-lived files. The mypy ones are in
+# large, busy files (checker.py: ~9,500 lines, 1,200 commits), where git's own diffs dominate.
 CASES = [
     ("requests", "src/requests/utils.py", "super_len"),
     ("requests", "src/requests/sessions.py", "SessionRedirectMixin.resolve_redirects"),
@@ -31,6 +34,11 @@ CASES = [
     ("requests", "src/requests/sessions.py", "merge_setting"),
     ("express", "lib/utils.js", "acceptParams"),
     ("express", "lib/view.js", "tryStat"),
+    ("mypy", "mypy/checker.py", "TypeChecker.check_assignment"),
+    ("mypy", "mypy/checker.py", "is_valid_inferred_type"),
+    ("mypy", "mypy/subtypes.py", "is_subtype"),
+    ("mypy", "mypy/semanal.py", "SemanticAnalyzer.visit_import_from"),
+    ("mypy", "mypy/meet.py", "meet_types"),
 ]
 
 
@@ -48,17 +56,33 @@ def _time(cmd: list[str], cwd: Path) -> float:
     return elapsed
 
 
+def _launcher(tree: Path) -> list[str]:
+    """A `tether` that runs the source tree `tree` (what the console script does, from there)."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(tree)!r}); "
+        "from anchors.cli.main import main; sys.exit(main())"
+    )
+    return [sys.executable, "-c", code]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--only", default="", help="only the cases whose label contains this")
+    ap.add_argument("--against", type=Path, help="another tether source tree, timed alongside")
     args = ap.parse_args(argv)
     tether = shutil.which("tether", path=str(Path(sys.executable).parent)) or "tether"
     ratios: list[float] = []
+    against: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         attributes = Path(tmp) / "attributes"
         attributes.write_text(ATTRIBUTES)
-        print(f"{'function':62} {'commits':>7} {'tether':>8} {'git -L':>8} {'ratio':>6}")
+        head = f"{'function':58} {'commits':>7} {'tether':>9} {'git -L':>9} {'ratio':>6}"
+        print(head + (f" {'other':>9} {'new/other':>9}" if args.against else ""))
         for repo_name, path, symbol in CASES:
+            label = f"{repo_name}:{path}::{symbol}"
+            if args.only not in label:
+                continue
             repo = locate(repo_name)
             if repo is None:
                 print(f"skip {repo_name}: not found (see bench/anchors/truth.py)")
@@ -66,23 +90,33 @@ def main(argv: list[str] | None = None) -> int:
             count = subprocess.run(
                 ["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True
             ).stdout.strip()
-            ours = [tether, "history", f"{path}::{symbol}", "--json"]
+            tail = ["history", f"{path}::{symbol}", "--json"]
+            commands = [[tether, *tail]]
             short = symbol.rsplit(".", 1)[-1]
-            theirs = [
-                "git", "-c", f"core.attributesFile={attributes}", "log", "-L",
-                f":{short}:{path}", "HEAD",
-            ]  # fmt: skip
-            _time(ours, repo), _time(theirs, repo)  # warm the page cache for both
-            t_ours, t_theirs = [], []
+            commands.append(
+                ["git", "-c", f"core.attributesFile={attributes}", "log", "-L",
+                 f":{short}:{path}", "HEAD"]
+            )  # fmt: skip
+            if args.against:
+                commands.append([*_launcher(args.against.resolve()), *tail])
+            for cmd in commands:  # warm the page cache for each
+                _time(cmd, repo)
+            times: list[list[float]] = [[] for _ in commands]
             for _ in range(args.rounds):
-                t_ours.append(_time(ours, repo))
-                t_theirs.append(_time(theirs, repo))
-            a, b = statistics.median(t_ours), statistics.median(t_theirs)
-            ratios.append(a / b)
-            label = f"{repo_name}:{path}::{symbol}"
-            print(f"{label:62} {count:>7} {a * 1000:7.0f}ms {b * 1000:7.0f}ms {a / b:6.2f}")
+                for cmd, into in zip(commands, times, strict=True):
+                    into.append(_time(cmd, repo))
+            med = [statistics.median(t) for t in times]
+            ratios.append(med[0] / med[1])
+            line = f"{label:58} {count:>7} {med[0] * 1000:7.0f}ms {med[1] * 1000:7.0f}ms"
+            line += f" {med[0] / med[1]:6.2f}"
+            if args.against:
+                against.append(med[0] / med[2])
+                line += f" {med[2] * 1000:7.0f}ms {med[0] / med[2]:9.2f}"
+            print(line, flush=True)
     if ratios:
         print(f"median ratio tether/git-log-L: {statistics.median(ratios):.2f}")
+    if against:
+        print(f"median ratio tether/other: {statistics.median(against):.2f}")
     return 0
 
 

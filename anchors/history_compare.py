@@ -1,0 +1,342 @@
+"""Comparing versions of a symbol for `tether history`: parsed blobs, normalised signature and
+body text (whitespace and comments do not count), similarity for renames and moves."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Parser, Query, Tree
+
+    from anchors.symbols import Symbol
+
+# --------------------------------------------------------------------------- comparing versions
+
+
+class Version:
+    """One blob of a source file: its bytes, syntax tree and symbols, parsed on first use.
+
+    Tokens are taken per symbol, from that symbol's subtree only: the history of one function
+    in a long file should not pay for tokenising the whole file at every version. (Asked of the
+    index: `Symbol` token lists that do not build the whole file's token stream; until then this
+    small walk does the same normalisation as `anchors.fingerprint`: comment nodes left out,
+    Python blocks bracketed.)
+    """
+
+    def __init__(
+        self,
+        blob: str,
+        source: bytes,
+        language: str,
+        base: Version | None = None,
+        snippet: bool = False,
+    ) -> None:
+        self.blob = blob
+        self.language = language
+        self.snippet = snippet  # a symbol's lines under its enclosing declarations, not a file
+        self._source = source
+        self._base = base
+        self._tree: Tree | None = None
+        self._symbols: list[Symbol] | None = None
+        self._lines: list[bytes] | None = None
+        self._norms: dict[tuple[int, int, str], str] = {}
+        self._flats: dict[tuple[int, int, str], str] = {}
+
+    @property
+    def source(self) -> bytes:
+        return self._source
+
+    @property
+    def lines(self) -> list[bytes]:
+        """The source's lines, each with its newline (split on newlines only, as git does)."""
+        if self._lines is None:
+            self.symbols  # noqa: B018 - the parsed source may differ (invalid UTF-8 repaired)
+            parts = self._source.split(b"\n")
+            self._lines = [part + b"\n" for part in parts[:-1]]
+            if parts[-1]:
+                self._lines.append(parts[-1])
+        return self._lines
+
+    @property
+    def has_error(self) -> bool:
+        """Whether the parse needed error recovery (a syntax error or a missing token)."""
+        self.symbols  # noqa: B018 - parses
+        return self._tree is None or self._tree.root_node.has_error
+
+    @property
+    def symbols(self) -> list[Symbol]:
+        if self._symbols is None:
+            from anchors.languages import parser_for
+            from anchors.symbols import check_source, symbols_from_tree
+
+            source = check_source(self._source)[0]
+            if source is None:
+                self._symbols = []
+            else:
+                self._source = source
+                self._tree = self._parse(parser_for(self.language), source)
+                self._symbols = symbols_from_tree(self._tree, source, self.language)
+            self._base = None
+        return self._symbols
+
+    def _parse(self, parser: Parser, source: bytes) -> Tree:
+        """Parse, reusing the tree of a neighbouring version: consecutive versions of a file
+        differ in a few lines, and tree-sitter re-parses only around the edit."""
+        base = self._base
+        if base is None or base._tree is None or base.language != self.language:
+            return parser.parse(source)
+        old = base._source
+        start = _common_prefix(old, source)
+        tail = _common_suffix(old[start:], source[start:])
+        end_old, end_new = len(old) - tail, len(source) - tail
+        tree = base._tree.copy()
+        tree.edit(
+            start_byte=start,
+            old_end_byte=end_old,
+            new_end_byte=end_new,
+            start_point=_point(old, start),
+            old_end_point=_point(old, end_old),
+            new_end_point=_point(source, end_new),
+        )
+        return parser.parse(source, tree)
+
+    def norm(self, start: int, end: int, own_name: str) -> str:
+        """Tokens of bytes [start, end), one per line, comments left out, `own_name` as <self>."""
+        key = (start, end, own_name)
+        cached = self._norms.get(key)
+        if cached is not None:
+            return cached
+        from anchors.languages import SUPPORTED
+
+        self.symbols  # noqa: B018 - parses
+        assert self._tree is not None
+        spec = SUPPORTED[self.language]
+        comments, blocks = spec.comment_types, spec.block_types
+        source = self._source
+        out: list[str] = []
+        stack: list[Node | str] = [self._tree.root_node]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                out.append(item)
+                continue
+            if item.end_byte <= start or item.start_byte >= end or item.type in comments:
+                continue
+            if item.child_count == 0:
+                if item.start_byte >= start and item.end_byte > item.start_byte:
+                    text = source[item.start_byte : item.end_byte].decode("utf-8", "replace")
+                    out.append("<self>" if own_name and text == own_name else text)
+                continue
+            inside = item.start_byte >= start and item.end_byte <= end
+            if inside and item.type in blocks:
+                stack.append("}")
+            stack.extend(reversed(item.children))
+            if inside and item.type in blocks:
+                stack.append("{")
+        text = "\n".join(t.replace("\n", "\\n") for t in out)
+        self._norms[key] = text
+        return text
+
+    def flat(self, start: int, end: int, own_name: str) -> str:
+        """`squeeze(norm(start, end, own_name))` computed from the text rather than from every
+        token: the comments (and Python's blocks, which become braces) are found by a query
+        run in tree-sitter, the rest of the text is taken as it is, whitespace removed and the
+        own name, as a whole word, replaced. Only equality of these strings is used."""
+        key = (start, end, own_name)
+        cached = self._flats.get(key)
+        if cached is not None:
+            return cached
+        query = _marks_query(self.language)
+        self.symbols  # noqa: B018 - parses
+        if query is None or self._tree is None:
+            text = squeeze(self.norm(start, end, own_name))
+            self._flats[key] = text
+            return text
+        from tree_sitter import QueryCursor
+
+        cursor = QueryCursor(query)
+        cursor.set_byte_range(start, end)
+        marks: list[tuple[int, int, bytes]] = []  # (from, to, replacement)
+        for name, nodes in cursor.captures(self._tree.root_node).items():
+            for node in nodes:
+                a, b = node.start_byte, node.end_byte
+                if name == "c":
+                    if b > start and a < end:
+                        marks.append((max(a, start), min(b, end), b""))
+                elif a >= start and b <= end:
+                    marks.append((a, a, b"{"))
+                    marks.append((b, b, b"}"))
+        source = self._source
+        if marks:
+            marks.sort(key=lambda m: (m[0], m[1]))
+            pieces: list[bytes] = []
+            at = start
+            for a, b, replacement in marks:
+                if a > at:
+                    pieces.append(source[at:a])
+                pieces.append(replacement)
+                at = max(at, b)
+            pieces.append(source[at:end])
+            raw = b"".join(pieces)
+        else:
+            raw = source[start:end]
+        text = raw.decode("utf-8", "replace")
+        if own_name:
+            text = re.sub(rf"(?<![\w$]){re.escape(own_name)}(?![\w$])", "<self>", text)
+        text = "".join(text.replace("\\n", " ").split())
+        self._flats[key] = text
+        return text
+
+    def signature_of(self, symbol: Symbol) -> str:
+        """Squeezed signature tokens (the declaration up to the body), own name as <self>."""
+        return squeeze(self.norm(symbol.start_byte, symbol.body_start, symbol.short_name))
+
+    def body_of(self, symbol: Symbol) -> str:
+        """Body tokens, one per line, own name as <self> (the whole declaration if no body)."""
+        start = symbol.body_start if symbol.body_start < symbol.end_byte else symbol.start_byte
+        return self.norm(start, symbol.end_byte, symbol.short_name)
+
+    def text_of(self, symbol: Symbol) -> bytes:
+        """The symbol's source bytes."""
+        return self._source[symbol.start_byte : symbol.end_byte]
+
+
+@dataclass(frozen=True)
+class Found:
+    """A symbol in one version of a file."""
+
+    symbol: Symbol
+    version: Version
+
+    @property
+    def name(self) -> str:
+        return self.symbol.name
+
+    @property
+    def short_name(self) -> str:
+        return self.symbol.short_name
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the common prefix (a binary search of slice compares: memcmp, not a loop)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes) -> int:
+    """Length of the common suffix."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    """(row, column in bytes) of a byte offset, as tree-sitter counts them."""
+    row = source.count(b"\n", 0, offset)
+    return row, offset - (source.rfind(b"\n", 0, offset) + 1)
+
+
+def squeeze(text: str) -> str:
+    """Token text with every whitespace (and escaped newline inside a token) removed."""
+    return "".join(text.replace("\\n", " ").split())
+
+
+def differences(old: Found, new: Found) -> list[str]:
+    """Which of signature and body differ between two versions of one symbol."""
+    kinds: list[str] = []
+    a, b = old.symbol, new.symbol
+    if old.version.flat(a.start_byte, a.body_start, a.short_name) != new.version.flat(
+        b.start_byte, b.body_start, b.short_name
+    ):
+        kinds.append("signature")
+    if old.version.flat(*_body_span(a)) != new.version.flat(*_body_span(b)):
+        kinds.append("body")
+    if _CHECK_FLAT:
+        slow: list[str] = []
+        if old.version.signature_of(a) != new.version.signature_of(b):
+            slow.append("signature")
+        if squeeze(old.version.body_of(a)) != squeeze(new.version.body_of(b)):
+            slow.append("body")
+        if slow != kinds:
+            import sys
+
+            print(f"FLAT MISMATCH {a.name} {kinds} {slow}", file=sys.stderr)
+    return kinds
+
+
+_CHECK_FLAT = bool(os.environ.get("TETHER_CHECK_FLAT"))
+
+
+def _body_span(symbol: Symbol) -> tuple[int, int, str]:
+    start = symbol.body_start if symbol.body_start < symbol.end_byte else symbol.start_byte
+    return start, symbol.end_byte, symbol.short_name
+
+
+_QUERIES: dict[str, Query | None] = {}
+
+
+def _marks_query(language: str) -> Query | None:
+    """A query for the comments (`c`) and meaningful blocks (`b`) of a language."""
+    if language not in _QUERIES:
+        from tree_sitter import Query
+
+        from anchors.languages import SUPPORTED, grammar
+
+        spec = SUPPORTED[language]
+        patterns = [f"({t}) @c" for t in sorted(spec.comment_types)]
+        patterns += [f"({t}) @b" for t in sorted(spec.block_types)]
+        try:
+            _QUERIES[language] = Query(grammar(language), " ".join(patterns))
+        except Exception:  # a node type the grammar lacks: use the token walk
+            _QUERIES[language] = None
+    return _QUERIES[language]
+
+
+def similarity(a: Found, b: Found) -> float:
+    from anchors.fingerprint import similarity
+
+    return similarity(a.version.body_of(a.symbol), b.version.body_of(b.symbol))
+
+
+def compatible(a: Symbol, b: Symbol) -> bool:
+    callables = {"function", "method"}
+    return a.kind == b.kind or (a.kind in callables and b.kind in callables)
+
+
+def best_match(
+    target: Found, candidates: list[Found], same_name: float, other_name: float
+) -> tuple[Found, float] | None:
+    """The candidate most like `target`, if it clears the threshold for its name."""
+    best: tuple[float, Found, float] | None = None
+    for cand in candidates:
+        if not compatible(cand.symbol, target.symbol):
+            continue
+        named = cand.short_name == target.short_name
+        sim = similarity(cand, target)
+        if sim < (same_name if named else other_name):
+            continue
+        score = sim + (0.3 if named else 0.0)
+        if best is None or score > best[0]:
+            best = (score, cand, sim)
+    return (best[1], best[2]) if best else None
+
+
+def enclosing_definitions(symbols: list[Symbol], name: str) -> list[Symbol]:
+    """The definitions that qualify `name`, outermost first (their header is part of the name)."""
+    parts = name.split(".")
+    prefixes = {".".join(parts[:i]) for i in range(1, len(parts))}
+    return [s for s in symbols if s.name in prefixes]

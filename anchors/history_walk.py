@@ -1,0 +1,607 @@
+"""The walk of `tether history`: a symbol followed back through the commits that touched its
+file, across renames, file renames and moves (see `anchors.history` for the method)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from anchors.history_compare import (
+    Found,
+    Version,
+    best_match,
+    compatible,
+    differences,
+    enclosing_definitions,
+    similarity,
+)
+from anchors.history_git import (
+    BlobReader,
+    Commit,
+    FileLog,
+    Hunk,
+    MergeDiffs,
+    Patch,
+    diff_text,
+    shallow_commits,
+    tree_changes,
+)
+from anchors.languages import language_for_path
+
+CHANGE_KINDS = ("introduced", "body", "signature", "rename", "move", "file-rename")
+# Below this similarity a definition that vanished is not taken for the one that appeared.
+RENAME_SIMILARITY = 0.5
+MOVE_SIMILARITY_SAME_NAME = 0.4
+MOVE_SIMILARITY_OTHER_NAME = 0.75
+# A commit that rewrites more files than this is not searched file by file for a moved symbol
+# (a mass reformat or vendoring): only files whose diff mentions the symbol's name are.
+MOVE_SEARCH_FILES = 40
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One commit in a symbol's history."""
+
+    commit: str
+    changes: tuple[str, ...]
+    path: str  # the file the symbol lived in after this commit
+    symbol: str  # its qualified name after this commit
+    author: str
+    date: str  # author date, ISO 8601
+    timestamp: int = field(default=0, compare=False)  # committer time, for ordering
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON shape of one commit."""
+        return {
+            "commit": self.commit,
+            "changes": list(self.changes),
+            "path": self.path,
+            "symbol": self.symbol,
+            "author": self.author,
+            "date": self.date,
+        }
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+@dataclass
+class State:
+    """Where the symbol is in one version of a file.
+
+    `header` is the text of the enclosing definitions' declarations (the lines from each one's
+    start to its body) and `header_spans` their lines here: with the symbol's own lines they
+    make a small source that parses to the same qualified symbol (see `Walker.snippet_step`).
+    """
+
+    path: str
+    found: Found  # the last parsed version of it (same code as here)
+    start: int
+    end: int
+    headers: tuple[int, ...]  # start lines of the enclosing definitions
+    header_spans: tuple[tuple[int, int], ...] = ()
+    header: bytes | None = None  # None: no usable header text (always parse the whole file)
+
+    @classmethod
+    def of(cls, path: str, found: Found) -> State:
+        sym, version = found.symbol, found.version
+        outer = enclosing_definitions(version.symbols, sym.name)
+        headers = tuple(s.start_line for s in outer)
+        spans: list[tuple[int, int]] = []
+        header: bytes | None = b""
+        source = version.source
+        for enclosing in outer:
+            body_line = source.count(b"\n", 0, enclosing.body_start) + 1
+            # Python's body begins on the line after the colon; a brace body on its own line.
+            last = body_line - 1 if version.language == "python" else body_line
+            if enclosing.body_start >= enclosing.end_byte or last < enclosing.start_line:
+                header = None
+                break
+            spans.append((enclosing.start_line, last))
+            if header is not None:
+                header += b"".join(version.lines[enclosing.start_line - 1 : last])
+        return cls(path, found, sym.start_line, sym.end_line, headers, tuple(spans), header)
+
+    def shifted(self, hunks: list[Hunk]) -> State:
+        return State(
+            self.path,
+            self.found,
+            _shift(self.start, hunks),
+            _shift(self.end, hunks),
+            tuple(_shift(h, hunks) for h in self.headers),
+            tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in self.header_spans),
+            self.header,
+        )
+
+
+def _touches(state: State, hunks: list[Hunk]) -> bool:
+    """Whether any hunk (new-side lines) touches the symbol's lines or its qualifiers' first
+    lines. A hunk beside the symbol leaves its text whole: it is found by line shifting."""
+    lo, hi = state.start, state.end
+    for _, _, new_start, new_count in hunks:
+        if new_count == 0:  # a deletion after line new_start
+            if lo <= new_start <= hi - 1:
+                return True
+            if any(h == new_start or h == new_start + 1 for h in state.headers):
+                return True
+            continue
+        last = new_start + new_count - 1
+        if new_start <= hi and last >= lo:
+            return True
+        if any(new_start <= h <= last for h in state.headers):
+            return True
+    return False
+
+
+def _attached(patch: Patch, cur: State, language: str) -> bool:
+    """Whether a hunk just outside the symbol removed lines that may have been part of it:
+    a decorator or annotation just above it, or (Python) statements of its body just below
+    it. Comment lines and lines beyond a blank one are not part of a definition."""
+    if patch.old_blob in (None, "same"):
+        return False
+    for index, (_, old_count, new_start, new_count) in enumerate(patch.hunks):
+        if old_count == 0:
+            continue
+        end = new_start + new_count - 1 if new_count else new_start
+        if end == cur.start - 1:
+            for line in reversed(patch.old_lines(index)):
+                text = line.strip()
+                if not text:
+                    break
+                if not _comment_line(text, language):
+                    return True
+        elif language == "python" and (
+            new_start == cur.end + 1 or (end == cur.end and not new_count)
+        ):
+            lines = cur.found.version.lines
+            head = lines[cur.found.symbol.start_line - 1] if lines else b""
+            first = next((x for x in patch.old_lines(index) if x.strip()), None)
+            if first is not None and _indent(first) > _indent(head):
+                return True
+    return False
+
+
+def _comment_line(text: bytes, language: str) -> bool:
+    if language == "python":
+        return text.startswith(b"#")
+    return text.startswith((b"//", b"/*", b"*"))
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _shift(line: int, hunks: list[Hunk]) -> int:
+    """Map a new-side line that no hunk touches to its old-side number."""
+    delta = 0
+    for _, old_count, new_start, new_count in hunks:
+        end = new_start + new_count - 1 if new_count else new_start
+        if end < line:
+            delta += new_count - old_count
+    return line - delta
+
+
+def _inside(hunk: Hunk, first: int, last: int) -> bool:
+    """Whether a hunk changes only lines strictly between `first` and `last` (which it keeps)."""
+    _, _, new_start, new_count = hunk
+    if new_count == 0:  # removed lines after new_start
+        return first <= new_start < last
+    return first < new_start and new_start + new_count - 1 < last
+
+
+def _overlaps(hunk: Hunk, first: int, last: int) -> bool:
+    _, _, new_start, new_count = hunk
+    if new_count == 0:
+        return first <= new_start < last
+    return new_start <= last and new_start + new_count - 1 >= first
+
+
+# Closing text appended after the symbol for each enclosing declaration, so that the small source
+# parses without error.
+_CLOSERS = {"python": b"", "c": b"\n};", "cpp": b"\n};"}
+
+
+class Walker:
+    def __init__(self, root: Path, blobs: BlobReader, git_dir: Path | None = None) -> None:
+        self.root = root
+        self.blobs = blobs
+        self.entries: dict[str, HistoryEntry] = {}
+        self.shallow = shallow_commits(root, git_dir)
+        self.boundary: list[str] = []
+
+    def record(self, commit: Commit, kinds: list[str], state: State) -> None:
+        if not kinds or commit.sha in self.entries:
+            return
+        order = [k for k in CHANGE_KINDS if k in kinds]
+        self.entries[commit.sha] = HistoryEntry(
+            commit=commit.sha,
+            changes=tuple(order),
+            path=state.path,
+            symbol=state.found.name,
+            author=commit.author,
+            date=commit.date,
+            timestamp=commit.timestamp,
+        )
+
+    def walk_file(
+        self,
+        rev: str,
+        state: State,
+        visited: set[tuple[str, str]],
+        log: FileLog | None = None,
+    ) -> None:
+        """Follow `state` (the symbol as of REV) back through the commits that touched its file."""
+        path = state.path
+        language = language_for_path(path) or ""
+        given = log is not None
+        log = log or FileLog(self.root, rev, path)
+        merges = MergeDiffs(self.root, path)
+        try:
+            tip = log.first()
+            if tip is None and given:
+                # A log started early (from the user's directory, before the repository was
+                # located) that found nothing, though the file is there: ask again from here.
+                log.close()
+                log = FileLog(self.root, rev, path)
+                tip = log.first()
+            if tip is not None:
+                log.on_merge(merges.prefetch)
+                self._walk(log, tip, merges, state, language, visited)
+        finally:
+            log.close()
+            merges.close()
+
+    def _walk(
+        self,
+        log: FileLog,
+        tip: str,
+        merges: MergeDiffs,
+        state: State,
+        language: str,
+        visited: set[tuple[str, str]],
+    ) -> None:
+        path = state.path
+        # The first listed commit is the tip of the simplified history; REV itself may not have
+        # touched the file, in which case its content is the tip's.
+        stack: list[tuple[str, State]] = [(tip, state)]
+        while stack:
+            sha, cur = stack.pop()
+            if (sha, path) in visited:
+                continue
+            visited.add((sha, path))
+            commit = log.get(sha)
+            if commit is None:
+                continue
+            if len(commit.parents) > 1:
+                stack.extend(self.merge(commit, cur, merges, language))
+                continue
+            if commit.old_blob is None:  # the file appears here
+                self.origin(commit, cur, visited)
+                continue
+            parent = commit.parents[0] if commit.parents else None
+            if parent is None and sha in self.shallow:
+                self.boundary.append(sha)
+                continue
+            attached = _attached(commit.patch, cur, language)
+            if commit.old_blob == "same" or not (attached or _touches(cur, commit.hunks)):
+                if parent is not None:
+                    stack.append((parent, cur.shifted(commit.hunks)))
+                continue
+            step = self.step(commit.patch, cur, language, whole=attached)
+            if step is None:
+                self.origin(commit, cur, visited)
+                continue
+            kinds, older = step
+            self.record(commit, kinds, cur)
+            if parent is not None:
+                stack.append((parent, older))
+
+    def step(
+        self, patch: Patch, cur: State, language: str, whole: bool = False
+    ) -> tuple[list[str], State] | None:
+        """Through a diff that touches the symbol: (change kinds, the symbol before it), or None
+        when the symbol was not in the file before. `whole`: read the whole parent file."""
+        older = None if whole else self.snippet_step(patch, cur, language)
+        if older is not None:
+            return differences(older.found, cur.found), older
+        assert patch.old_blob is not None
+        base = cur.found.version if not cur.found.version.snippet else None
+        old = self.blobs.version(patch.old_blob, language, base=base)
+        blob = patch.new_blob
+        new = self.blobs.version(blob, language, base=base) if blob else None
+        match = self.locate(cur.found, old, new, patch)
+        if match is None:
+            return None
+        kinds = differences(match, cur.found)
+        if match.name != cur.found.name:
+            kinds.insert(0, "rename")
+        return kinds, State.of(cur.path, match)
+
+    def snippet_step(self, patch: Patch, cur: State, language: str) -> State | None:
+        """The symbol before `patch`, without reading or parsing the whole file, when the patch
+        changed only lines strictly inside it (its first and last lines and its qualifiers'
+        declarations untouched): its old lines are its new lines with the hunks undone, and
+        they are parsed alone under the enclosing declarations. None when that does not apply
+        or the small source does not parse to the same symbol (then the whole file is read)."""
+        if cur.header is None or patch.old_blob in (None, "same"):
+            return None
+        hunks = patch.hunks
+        touching: list[int] = []
+        for index, hunk in enumerate(hunks):
+            if any(_overlaps(hunk, a, b + 1) for a, b in cur.header_spans):
+                return None
+            if _overlaps(hunk, cur.start, cur.end + 1):
+                if not _inside(hunk, cur.start, cur.end):
+                    return None
+                touching.append(index)
+        version, sym = cur.found.version, cur.found.symbol
+        new_lines = version.lines[sym.start_line - 1 : sym.end_line]
+        if len(new_lines) != cur.end - cur.start + 1:
+            return None
+        old_lines: list[bytes] = []
+        at = cur.start  # the next new-side line to copy
+        for index in touching:
+            _, _, new_start, new_count = hunks[index]
+            upto = new_start if new_count else new_start + 1
+            old_lines += new_lines[at - cur.start : upto - cur.start]
+            old_lines += patch.old_lines(index)
+            at = new_start + new_count if new_count else new_start + 1
+        old_lines += new_lines[at - cur.start :]
+        if not old_lines or not old_lines[-1].endswith(b"\n"):
+            return None
+        header = cur.header
+        depth = len(cur.header_spans)
+        closer = _CLOSERS.get(language, b"\n}") * depth
+        source = header + b"".join(old_lines) + closer
+        # Parsed incrementally from the newer snippet: the two differ only in the hunks.
+        base = version if version.snippet else None
+        snippet = Version("", source, language, base, snippet=True)
+        first = header.count(b"\n") + 1
+        last = first + len(old_lines) - 1
+        hits = [s for s in snippet.symbols if s.name == cur.found.name]
+        if (
+            len(hits) != 1
+            or snippet.has_error
+            or hits[0].start_line != first
+            or hits[0].end_line != last
+        ):
+            return None
+        start = _shift(cur.start, hunks)
+        return State(
+            cur.path,
+            Found(hits[0], snippet),
+            start,
+            start + len(old_lines) - 1,
+            tuple(_shift(h, hunks) for h in cur.headers),
+            tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in cur.header_spans),
+            header,
+        )
+
+    def locate(
+        self, target: Found, old: Version, new: Version | None, patch: Patch | None = None
+    ) -> Found | None:
+        """The symbol in the parent's file that `target` came from: same name, else a rename."""
+        for sym in old.symbols:
+            if sym.name == target.name:
+                return Found(sym, old)
+        present = {s.name for s in new.symbols} if new is not None else set()
+        gone = [Found(s, old) for s in old.symbols if s.name not in present]
+        hit = best_match(target, gone, RENAME_SIMILARITY, RENAME_SIMILARITY)
+        if hit is not None:
+            return hit[0]
+        # The same name under another qualifier (a method turned function, a class renamed),
+        # however rewritten: the name is the evidence.
+        same_short = [
+            f
+            for f in gone
+            if f.short_name == target.short_name and compatible(f.symbol, target.symbol)
+        ]
+        if len(same_short) == 1:
+            return same_short[0]
+        if new is None:
+            return None
+        # A rename that also rewrote most of the body: exactly one definition of its kind
+        # vanished from the same enclosing scope while exactly this one appeared.
+        scope = _scope(target.name)
+        siblings = [
+            f for f in gone if compatible(f.symbol, target.symbol) and _scope(f.name) == scope
+        ]
+        before = {s.name for s in old.symbols}
+        appeared = [s for s in new.symbols if s.name not in before and compatible(s, target.symbol)]
+        if len(siblings) != 1 or target.name not in {s.name for s in appeared}:
+            return None
+        # Several definitions appeared: this one is the renamed one when a line that used the
+        # old name now uses the new one (a call site switched, or the declaration itself).
+        if (len(appeared) == 1 or _switched(patch, siblings[0].short_name, target.short_name)) and (
+            similarity(siblings[0], target) >= 0.25
+        ):
+            return siblings[0]
+        return None
+
+    def merge(
+        self, commit: Commit, cur: State, merges: MergeDiffs, language: str
+    ) -> list[tuple[str, State]]:
+        """A merge that touched the file: a change only if it differs from every parent."""
+        follow: list[tuple[str, State]] = []
+        same_as_a_parent = False
+        first: list[str] | None = None
+        for index, parent in enumerate(commit.parents):
+            patch = merges.diff(commit.sha, parent)
+            if patch.old_blob is None and patch.hunks:  # the file is not in this parent
+                continue
+            attached = _attached(patch, cur, language)
+            if patch.old_blob in (None, "same") or not (attached or _touches(cur, patch.hunks)):
+                same_as_a_parent = True
+                follow.append((parent, cur.shifted(patch.hunks)))
+                continue
+            step = self.step(patch, cur, language, whole=attached)
+            if step is None:
+                continue
+            kinds, older = step
+            if index == 0:
+                first = kinds
+            if not kinds and older.found.name == cur.found.name:
+                same_as_a_parent = True
+            follow.append((parent, older))
+        if not same_as_a_parent:
+            if first is not None:
+                self.record(commit, first or ["body"], cur)
+            elif not follow:
+                self.record(commit, ["introduced"], cur)
+        return follow
+
+    def origin(self, commit: Commit, cur: State, visited: set[tuple[str, str]]) -> None:
+        """The symbol is not in this file before `commit`: renamed file, moved, or introduced."""
+        sha = commit.sha
+        if sha in self.shallow:
+            self.boundary.append(sha)
+            return
+        parents = self.blobs.parents(sha)
+        if not parents:
+            self.record(commit, ["introduced"], cur)
+            return
+        parent = parents[0]
+        changes = tree_changes(self.root, parent, sha)
+        # 1. The file was renamed (git's rename detection over the whole commit).
+        for status, old_path, new_path in changes:
+            if status.startswith("R") and new_path == cur.path:
+                old = self.blobs.version_at(parent, old_path)
+                if old is None:
+                    break
+                here = self.blobs.version_at(sha, cur.path)
+                match = self.locate(cur.found, old, here)
+                if match is None:
+                    break
+                self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
+                return
+        # 2. A file git did not pair with this one because much of it was rewritten, but which
+        #    this commit deleted and whose definitions are mostly here by name (a class renamed
+        #    and reworked with its file): in it, the symbol is found as in a rename.
+        paired = self.paired_file(sha, parent, cur, changes)
+        if paired is not None:
+            old_path, old = paired
+            match = self.locate(cur.found, old, self.blobs.version_at(sha, cur.path))
+            if match is not None:
+                self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
+                return
+        # 3. Moved from another file: a definition like it vanished from a file this commit
+        #    deleted or modified.
+        found = self.moved_from(sha, parent, cur, changes)
+        if found is not None:
+            old_path, match = found
+            self.arrived(commit, "move", cur, parent, old_path, match, visited)
+            return
+        self.record(commit, ["introduced"], cur)
+
+    def arrived(
+        self,
+        commit: Commit,
+        how: str,
+        cur: State,
+        parent: str,
+        old_path: str,
+        match: Found,
+        visited: set[tuple[str, str]],
+    ) -> None:
+        """The symbol came into this file at `commit` (`how`: file-rename or move) from `match`
+        in `old_path`: record the change and follow it there."""
+        kinds = [how, *differences(match, cur.found)]
+        if match.name != cur.found.name:
+            kinds.append("rename")
+        self.record(commit, kinds, cur)
+        self.walk_file(parent, State.of(old_path, match), visited)
+
+    def paired_file(
+        self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]
+    ) -> tuple[str, Version] | None:
+        """The file deleted by commit `sha` that is the symbol's file under another name: at
+        least two of its definitions, and half of them, have a namesake (last name part) in the
+        added file, and no other deleted file is like that."""
+        if not any(s == "A" and new == cur.path for s, _, new in changes):
+            return None
+        here = self.blobs.version_at(sha, cur.path)
+        if here is None:
+            return None
+        names = {s.short_name for s in here.symbols}
+        pairs: list[tuple[str, Version]] = []
+        for status, old_path, _ in changes:
+            if status != "D" or language_for_path(old_path) != here.language:
+                continue
+            old = self.blobs.version_at(parent, old_path)
+            if old is None:
+                continue
+            before = {s.short_name for s in old.symbols}
+            shared = len(before & names)
+            if shared >= 2 and 2 * shared >= len(before):
+                pairs.append((old_path, old))
+        # Several deleted files that each look like it: they were merged into a new one.
+        return pairs[0] if len(pairs) == 1 else None
+
+    def moved_from(
+        self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]
+    ) -> tuple[str, Found] | None:
+        """The file and definition `cur` moved from in commit `sha`, if any."""
+        sources = [
+            (status, old)
+            for status, old, _ in changes
+            if status[0] in "DMR" and old != cur.path and language_for_path(old) is not None
+        ]
+        if len(sources) > MOVE_SEARCH_FILES:
+            name = cur.found.short_name.encode()
+            sources = [
+                (status, old)
+                for status, old in sources
+                if name in diff_text(self.root, parent, sha, old)
+            ][:MOVE_SEARCH_FILES]
+        # Definitions that still exist under their name after the commit (in any file it
+        # touched) were not moved here: a function whose body went into a new one while it
+        # stayed as a wrapper makes the new one an extraction (introduced), not a move.
+        kept: set[str] = set()
+        for status, _, new_path in changes:
+            if status[0] != "D" and language_for_path(new_path) is not None:
+                after_version = self.blobs.version_at(sha, new_path)
+                if after_version is not None:
+                    kept.update(
+                        s.name
+                        for s in after_version.symbols
+                        if not (new_path == cur.path and s.name == cur.found.name)
+                    )
+        best: tuple[float, str, Found] | None = None
+        for status, old_path in sources:
+            old = self.blobs.version_at(parent, old_path)
+            if old is None:
+                continue
+            after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
+            present = {s.name for s in after.symbols} if after else set()
+            gone = [
+                Found(s, old) for s in old.symbols if s.name not in present and s.name not in kept
+            ]
+            hit = best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
+            if hit is None:
+                continue
+            score = hit[1] + (0.3 if hit[0].short_name == cur.found.short_name else 0.0)
+            if best is None or score > best[0]:
+                best = (score, old_path, hit[0])
+        return (best[1], best[2]) if best else None
+
+
+def _switched(patch: Patch | None, old: str, new: str) -> bool:
+    """Whether the patch turned a line using the word `old` into the same line using `new`."""
+    if patch is None or not old or not new:
+        return False
+    before = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
+    removed: set[bytes] = set()
+    added: set[bytes] = set()
+    for line in patch.raw.split(b"\n"):
+        if line.startswith(b"-") and not line.startswith(b"---"):
+            text = line[1:].decode("utf-8", "replace")
+            if before.search(text):
+                removed.add(before.sub(new, text).strip().encode())
+        elif line.startswith(b"+") and not line.startswith(b"+++"):
+            added.add(line[1:].strip())
+    return bool(removed & added)
+
+
+def _scope(name: str) -> str:
+    return name.rsplit(".", 1)[0] if "." in name else ""
