@@ -1,64 +1,54 @@
 """Reading git for `tether history`: the file's log with its hunks, merges' diffs, blobs.
 
-Every process is started with `os.posix_spawn` (no fork of the interpreter, no `subprocess`
-import on the way), and their output is read as the walk asks for it.
+Every process is a `GitProcess` (posix_spawn, see `anchors.gitpipe`), and this module imports
+little, so that the CLI can start git's walk before the rest of the program is loaded
+(`Prestart`): git walks the history on one core while Python starts on the other.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
-import threading
+import select
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from anchors import git
-from anchors.languages import language_for_path
+from anchors.gitpipe import GitProcess, git_env, run_git
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from anchors.history_compare import Version
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 _INDEX = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)", re.M)
 _ZERO = re.compile(r"^0+$")
-
-# --------------------------------------------------------------------------- reading git
-
-
-def git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")
-    env["LC_ALL"] = "C"
-    return env
+# git may write this far ahead of the walk (a pipe holds 64 KB by default): its walk goes on
+# while the walk here parses versions.
+PIPE_SIZE = 1 << 20
 
 
 class BlobReader:
     """One `git cat-file --batch` process for the whole walk; parsed symbols cached per blob."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: str | os.PathLike[str]) -> None:
         self._root = root
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: GitProcess | None = None
         self._versions: dict[tuple[str, str], Version] = {}
         self._raw: dict[str, bytes] = {}
+
+    def start(self) -> BlobReader:
+        """Start cat-file now rather than at the first question."""
+        if self._proc is None:
+            self._proc = GitProcess(["cat-file", "--batch"], self._root, stdin=True)
+        return self
 
     def _object(self, spec: str) -> tuple[str, str, bytes] | None:
         """(sha, type, content) of an object name, or None when git does not know it."""
         if "\n" in spec:
             return None
-        if self._proc is None:
-            self._proc = subprocess.Popen(
-                ["git", "cat-file", "--batch"],
-                cwd=self._root,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=git_env(),
-            )
-        proc = self._proc
-        assert proc.stdin is not None and proc.stdout is not None
+        proc = self.start()._proc
+        assert proc is not None and proc.stdin is not None
         proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
         proc.stdin.flush()
         header = proc.stdout.readline().split()
@@ -79,18 +69,47 @@ class BlobReader:
         got = self._object(f"{rev}^{{commit}}")
         return got[0] if got is not None and got[1] == "commit" else None
 
-    def parents(self, sha: str) -> list[str]:
-        """The parents of a commit, as recorded in it (not rewritten)."""
+    def _headers(self, sha: str) -> dict[bytes, list[bytes]] | None:
         got = self._object(sha)
         if got is None or got[1] != "commit":
-            return []
-        parents: list[str] = []
+            return None
+        headers: dict[bytes, list[bytes]] = {}
         for line in got[2].split(b"\n"):
             if not line:
                 break  # the end of the headers
-            if line.startswith(b"parent "):
-                parents.append(line[7:].decode())
-        return parents
+            key, _, value = line.partition(b" ")
+            headers.setdefault(key, []).append(value)
+        return headers
+
+    def parents(self, sha: str) -> list[str]:
+        """The parents of a commit, as recorded in it (not rewritten)."""
+        headers = self._headers(sha)
+        return [p.decode() for p in headers.get(b"parent", [])] if headers else []
+
+    def creation(self, sha: str, path: str) -> Commit | None:
+        """The commit `sha` as `git log -p` would show it, when it is an ordinary commit that
+        added PATH (absent from its one parent); None otherwise. `git log --parents` shows such
+        a commit only once it has walked every older commit (looking for an older one that
+        touched PATH, to rewrite the parent to), which can be the rest of the history."""
+        headers = self._headers(sha)
+        if not headers or len(headers.get(b"parent", [])) != 1 or b"encoding" in headers:
+            return None
+        author, committer = headers.get(b"author", [b""])[0], headers.get(b"committer", [b""])[0]
+        name, sep, rest = author.rpartition(b" <")
+        when = rest.rpartition(b"> ")[2].split()
+        stamp = committer.rpartition(b"> ")[2].split()
+        if not sep or len(when) != 2 or not stamp or not stamp[0].isdigit():
+            return None
+        date = _iso_date(when[0], when[1])
+        parent = headers[b"parent"][0].decode()
+        if date is None or self._object(f"{parent}:{path}") is not None:
+            return None
+        added = self.read(f"{sha}:{path}")
+        if added is None:
+            return None
+        self._raw.setdefault(added[0], added[1])
+        patch = Patch(None, added[0], [], b"", [])
+        return Commit(sha, [parent], name.decode("utf-8", "replace"), date, int(stamp[0]), patch)
 
     def version(self, blob: str, language: str, base: Version | None = None) -> Version:
         """The parsed version of a blob (parsed once per blob sha; incrementally from `base`,
@@ -106,6 +125,8 @@ class BlobReader:
 
     def version_at(self, rev: str, path: str) -> Version | None:
         """The parsed version of PATH at REV, or None when the file is not there."""
+        from anchors.languages import language_for_path
+
         language = language_for_path(path)
         if language is None:
             return None
@@ -127,24 +148,42 @@ class BlobReader:
     def close(self) -> None:
         """End the cat-file process."""
         if self._proc is not None:
-            if self._proc.stdin:
-                self._proc.stdin.close()
-            self._proc.wait()
+            self._proc.close()
             self._proc = None
+
+
+def _iso_date(seconds: bytes, zone: bytes) -> str | None:
+    """git's `%aI` (strict ISO 8601 in the author's zone) from a commit header's time."""
+    import time
+
+    if not seconds.isdigit() or len(zone) != 5 or zone[:1] not in b"+-" or not zone[1:].isdigit():
+        return None
+    offset = (int(zone[1:3]) * 60 + int(zone[3:5])) * 60 * (-1 if zone[:1] == b"-" else 1)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(seconds) + offset))
+    return f"{stamp}{zone[:3].decode()}:{zone[3:].decode()}"
 
 
 Hunk = tuple[int, int, int, int]  # (old_start, old_count, new_start, new_count), as git says
 
 
-@dataclass
 class Patch:
     """One file's diff in one commit (against one parent), with zero lines of context."""
 
-    old_blob: str | None  # None: the file was added (or only its mode changed: "same")
-    new_blob: str | None
-    hunks: list[Hunk]
-    raw: bytes = b""
-    bodies: list[tuple[int, int]] = field(default_factory=list)  # each hunk's lines in `raw`
+    __slots__ = ("old_blob", "new_blob", "hunks", "raw", "bodies")
+
+    def __init__(
+        self,
+        old_blob: str | None,  # None: the file was added (or only its mode changed: "same")
+        new_blob: str | None,
+        hunks: list[Hunk],
+        raw: bytes = b"",
+        bodies: list[tuple[int, int]] | None = None,  # each hunk's lines in `raw`
+    ) -> None:
+        self.old_blob = old_blob
+        self.new_blob = new_blob
+        self.hunks = hunks
+        self.raw = raw
+        self.bodies = bodies if bodies is not None else []
 
     def old_lines(self, index: int) -> list[bytes]:
         """The lines hunk `index` removed, each with its newline (as they were in the parent)."""
@@ -171,13 +210,9 @@ def parse_patch(patch: bytes) -> Patch:
     hunks: list[Hunk] = []
     bodies: list[tuple[int, int]] = []
     for m in _HUNK.finditer(patch):
+        a, b, c, d = m.groups()
         hunks.append(
-            (
-                int(m.group(1)),
-                int(m.group(2)) if m.group(2) is not None else 1,
-                int(m.group(3)),
-                int(m.group(4)) if m.group(4) is not None else 1,
-            )
+            (int(a), int(b) if b is not None else 1, int(c), int(d) if d is not None else 1)
         )
         body = patch.find(b"\n", m.end()) + 1 or len(patch)
         if bodies:
@@ -186,14 +221,20 @@ def parse_patch(patch: bytes) -> Patch:
     return Patch(old_blob, new_blob, hunks, patch, bodies)
 
 
-@dataclass
 class Commit:
-    sha: str
-    parents: list[str]  # rewritten: the previous commits that touched the file
-    author: str
-    date: str
-    timestamp: int
-    patch: Patch  # against the first parent; empty for a merge
+    """One commit of a file's log: its rewritten parents, author, dates and diff."""
+
+    __slots__ = ("sha", "parents", "author", "date", "timestamp", "patch")
+
+    def __init__(
+        self, sha: str, parents: list[str], author: str, date: str, timestamp: int, patch: Patch
+    ) -> None:
+        self.sha = sha
+        self.parents = parents  # rewritten: the previous commits that touched the file
+        self.author = author
+        self.date = date  # author date, ISO 8601
+        self.timestamp = timestamp  # committer time
+        self.patch = patch  # against the first parent; empty for a merge
 
     @property
     def old_blob(self) -> str | None:
@@ -204,6 +245,15 @@ class Commit:
         return self.patch.hunks
 
 
+def log_args(rev: str, path: str) -> list[str]:
+    """The `git log` of a file's history as FileLog reads it."""
+    return [
+        "-c", "core.quotePath=false", "log", "--parents", "--no-renames", "-p", "-U0",
+        "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
+        "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
+    ]  # fmt: skip
+
+
 class FileLog:
     """`git log -p -U0 --parents REV -- PATH`: the commits that touched PATH, with their hunks.
 
@@ -212,21 +262,13 @@ class FileLog:
     they arrive (to ask for their diffs early).
     """
 
-    def __init__(self, root: Path, rev: str, path: str) -> None:
-        env = git_env()
-        env["GIT_FLUSH"] = "1"  # each commit as soon as git has it
-        self._proc: subprocess.Popen[bytes] | None = subprocess.Popen(
-            [
-                "git", "-c", "core.quotePath=false", "log", "--parents", "--no-renames", "-p",
-                "-U0", "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
-                "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
-            ],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )  # fmt: skip
-        widen(self._proc.stdout)
+    def __init__(self, root: str | os.PathLike[str], rev: str, path: str) -> None:
+        self._proc: GitProcess | None = GitProcess(
+            log_args(rev, path),
+            root,
+            env=git_env(GIT_FLUSH="1"),  # each commit as soon as git has it
+            pipe_size=PIPE_SIZE,
+        )
         self.rev = rev
         self.path = path
         self.tip: str | None = None
@@ -235,6 +277,7 @@ class FileLog:
         self._on_merge: Callable[[Commit], None] | None = None
         self._pending = b""
         self._eof = False
+        self._probed: set[str] = set()
 
     def on_merge(self, callback: Callable[[Commit], None]) -> None:
         """Call `callback` with every merge commit read so far and from now on."""
@@ -242,9 +285,18 @@ class FileLog:
         for merge in self._merges:
             callback(merge)
 
-    def get(self, sha: str) -> Commit | None:
-        """The commit, reading git's output until it has arrived whole (None if it never does)."""
+    def get(self, sha: str, probe: Callable[[str], Commit | None] | None = None) -> Commit | None:
+        """The commit, reading git's output until it has arrived whole (None if it never does).
+
+        While git is busy (nothing to read for a moment) `probe` may answer instead: it is
+        asked once per commit and its answer (a commit that added the file) is kept."""
         while sha not in self._commits and not self._eof:
+            if probe is not None and sha not in self._probed and not self._readable(0.002):
+                self._probed.add(sha)
+                made = probe(sha)
+                if made is not None:
+                    self._commits[sha] = made
+                    break
             self._read()
         return self._commits.get(sha)
 
@@ -254,9 +306,15 @@ class FileLog:
             self._read()
         return self.tip
 
+    def _readable(self, timeout: float) -> bool:
+        proc = self._proc
+        if proc is None:
+            return True
+        return bool(select.select([proc.fileno()], [], [], timeout)[0])
+
     def _read(self) -> None:
         proc = self._proc
-        chunk = os.read(proc.stdout.fileno(), 1 << 16) if proc and proc.stdout else b""
+        chunk = os.read(proc.fileno(), PIPE_SIZE) if proc is not None else b""
         if not chunk:
             self._eof = True
             records, self._pending = self._pending, b""
@@ -273,6 +331,8 @@ class FileLog:
             commit = parse_record(record)
             if self.tip is None:
                 self.tip = commit.sha
+            if commit.sha in self._commits:
+                continue  # answered by a probe
             self._commits[commit.sha] = commit
             if len(commit.parents) > 1:
                 self._merges.append(commit)
@@ -282,26 +342,12 @@ class FileLog:
     def close(self) -> None:
         """Stop git (the walk needs no more) and reap it."""
         if self._proc is not None:
-            if self._proc.poll() is None:
-                self._proc.kill()
-            if self._proc.stdout:
-                self._proc.stdout.close()
-            self._proc.wait()
+            self._proc.close(kill=True)
             self._proc = None
 
 
-def widen(pipe: object) -> None:
-    """Let git write up to 1 MB ahead of the reader (the default pipe holds 64 KB), so that its
-    walk goes on while the walk here parses."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)  # type: ignore[attr-defined]
-    except (ImportError, AttributeError, OSError):
-        pass
-
-
 def parse_record(record: bytes) -> Commit:
+    """One commit of FileLog's output (without its leading NUL)."""
     head, _, patch = record.partition(b"\x1f\n") if b"\x1f\n" in record else (record, b"", b"")
     fields = head.decode("utf-8", "replace").split("\x1f")
     shas = fields[0].split()
@@ -317,20 +363,19 @@ def parse_record(record: bytes) -> Commit:
 
 class MergeDiffs:
     """`git diff-tree --stdin` for one path: a merge's diff against each of its parents (git log
-    -p shows none for merges). One process for the walk; requests are written as soon as the
-    log shows a merge and a thread collects the answers, so they are usually ready when the
-    walk reaches the merge."""
+    -p shows none for merges). One process for the walk; questions are written as soon as the
+    log shows a merge, so git has usually answered (into a wide pipe) when the walk reaches
+    it. Answers come in the order asked."""
 
     _END = b"::tether-end::"
 
-    def __init__(self, root: Path, path: str) -> None:
+    def __init__(self, root: str | os.PathLike[str], path: str) -> None:
         self._root = root
         self._path = path
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
+        self._proc: GitProcess | None = None
         self._asked: dict[tuple[str, str], int] = {}
         self._answers: list[bytes] = []
-        self._ready = threading.Condition()
+        self._buffer = b""
         self._done = False
 
     def prefetch(self, merge: Commit) -> None:
@@ -344,66 +389,68 @@ class MergeDiffs:
         if index is not None:
             return index
         if self._proc is None:
-            self._proc = subprocess.Popen(
+            self._proc = GitProcess(
                 [
-                    "git", "-c", "core.quotePath=false", "diff-tree", "--stdin", "-p", "-U0",
+                    "-c", "core.quotePath=false", "diff-tree", "--stdin", "-p", "-U0",
                     "--no-commit-id", "--no-renames", "--full-index", "--no-color",
                     "--no-ext-diff", "--no-textconv", "--", self._path,
                 ],
-                cwd=self._root,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=git_env(),
+                self._root,
+                stdin=True,
+                pipe_size=PIPE_SIZE,
             )  # fmt: skip
-            self._reader = threading.Thread(target=self._collect, daemon=True)
-            self._reader.start()
         assert self._proc.stdin is not None
+        # git blocks when its answers fill the pipe: take them before asking more.
+        while not self._done and select.select([self._proc.fileno()], [], [], 0)[0]:
+            self._take()
         index = self._asked[key] = len(self._asked)
         # A line that is not an object name is echoed back after the diff: the end marker.
         self._proc.stdin.write(f"{commit} {parent}\n".encode() + self._END + b"\n")
         self._proc.stdin.flush()
         return index
 
-    def _collect(self) -> None:
-        assert self._proc is not None and self._proc.stdout is not None
-        chunks: list[bytes] = []
-        for line in self._proc.stdout:
-            if line.rstrip(b"\n") == self._END:
-                with self._ready:
-                    self._answers.append(b"".join(chunks))
-                    self._ready.notify_all()
-                chunks = []
-            else:
-                chunks.append(line)
-        with self._ready:
+    def _take(self) -> None:
+        """Read what git has written and split off the whole answers."""
+        assert self._proc is not None
+        chunk = os.read(self._proc.fileno(), PIPE_SIZE)
+        if not chunk:
             self._done = True
-            self._ready.notify_all()
+            return
+        self._buffer += chunk
+        marker = b"\n" + self._END + b"\n"
+        while True:
+            if self._buffer.startswith(marker[1:]):  # an empty answer
+                at, skip = 0, len(marker) - 1
+            else:
+                at = self._buffer.find(marker)
+                if at < 0:
+                    return
+                at, skip = at + 1, len(marker) - 1
+            self._answers.append(self._buffer[:at])
+            self._buffer = self._buffer[at + skip :]
 
     def diff(self, commit: str, parent: str) -> Patch:
         """The diff of the path from `parent` to `commit`."""
         index = self._ask(commit, parent)
-        with self._ready:
-            while len(self._answers) <= index and not self._done:
-                self._ready.wait()
-            raw = self._answers[index] if index < len(self._answers) else b""
+        assert self._proc is not None and self._proc.stdin is not None
+        self._proc.stdin.flush()
+        while len(self._answers) <= index and not self._done:
+            self._take()
+        raw = self._answers[index] if index < len(self._answers) else b""
         return parse_patch(raw)
 
     def close(self) -> None:
+        """End diff-tree."""
         if self._proc is not None:
-            if self._proc.stdin:
-                self._proc.stdin.close()
-            if self._reader is not None:
-                self._reader.join()
-            self._proc.wait()
+            self._proc.close(kill=True)
             self._proc = None
 
 
 def tree_changes(root: Path, parent: str, sha: str) -> list[tuple[str, str, str]]:
     """(status, old path, new path) of every file changed between two commits, renames found."""
-    out = git.run(
+    out = run_git(
         ["diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", parent, sha], root
-    ).stdout.decode("utf-8", "surrogateescape")
+    )[0].decode("utf-8", "surrogateescape")
     parts = out.split("\0")
     changes: list[tuple[str, str, str]] = []
     i = 0
@@ -418,18 +465,35 @@ def tree_changes(root: Path, parent: str, sha: str) -> list[tuple[str, str, str]
     return changes
 
 
-def diff_text(root: Path, parent: str, sha: str, path: str) -> bytes:
-    return git.run(["diff", "-U0", "--no-color", parent, sha, "--", path], root, check=False).stdout
+def file_diffs(root: Path, parent: str, sha: str, paths: list[str]) -> dict[str, bytes]:
+    """The `-U0` diff of each of `paths` between two commits, in one git process (a path whose
+    diff header cannot be told apart, e.g. quoted, is left out)."""
+    out = run_git(
+        ["-c", "core.quotePath=false", "diff-tree", "-p", "-U0", "--no-renames", "--no-color",
+         "--no-ext-diff", "--no-textconv", parent, sha, "--", *paths],
+        root,
+    )[0]  # fmt: skip
+    wanted = set(paths)
+    diffs: dict[str, bytes] = {}
+    for chunk in out.split(b"diff --git a/")[1:]:
+        head = chunk[: chunk.find(b"\n")].decode("utf-8", "surrogateescape")
+        half = (len(head) - 3) // 2  # "PATH b/PATH" when the path did not change
+        path = head[:half]
+        if head[half : half + 3] == " b/" and head[half + 3 :] == path and path in wanted:
+            diffs[path] = chunk
+    return diffs
 
 
 def shallow_commits(root: Path, git_dir: Path | None = None) -> set[str]:
     """The shallow boundary commits (none in a full clone)."""
+    from pathlib import Path
+
     if git_dir is None and (root / ".git").is_dir():
         git_dir = root / ".git"
     if git_dir is not None:
         shallow = git_dir / "shallow"
     else:  # a linked worktree or a bare repository: ask git where the file is
-        path = git.out(["rev-parse", "--git-path", "shallow"], root)
+        path = run_git(["rev-parse", "--git-path", "shallow"], root)[0].decode().strip()
         shallow = Path(path) if Path(path).is_absolute() else root / path
     try:
         return set(shallow.read_text().split())

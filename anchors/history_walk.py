@@ -23,7 +23,7 @@ from anchors.history_git import (
     Hunk,
     MergeDiffs,
     Patch,
-    diff_text,
+    file_diffs,
     shallow_commits,
     tree_changes,
 )
@@ -35,8 +35,9 @@ RENAME_SIMILARITY = 0.5
 MOVE_SIMILARITY_SAME_NAME = 0.4
 MOVE_SIMILARITY_OTHER_NAME = 0.75
 # A commit that rewrites more files than this is not searched file by file for a moved symbol
-# (a mass reformat or vendoring): only files whose diff mentions the symbol's name are.
-MOVE_SEARCH_FILES = 40
+# (a mass reformat, a syntax migration, vendoring): only files whose diff mentions the symbol's
+# name are. (Reading and parsing each file before and after costs ~5 ms a file.)
+MOVE_SEARCH_FILES = 8
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,8 @@ class Walker:
         self.entries: dict[str, HistoryEntry] = {}
         self.shallow = shallow_commits(root, git_dir)
         self.boundary: list[str] = []
+        # Files the symbol came from (commit before the move, the symbol there), to walk next.
+        self.arrivals: list[tuple[str, State, FileLog | None]] = []
 
     def record(self, commit: Commit, kinds: list[str], state: State) -> None:
         if not kinds or commit.sha in self.entries:
@@ -231,7 +234,18 @@ class Walker:
         visited: set[tuple[str, str]],
         log: FileLog | None = None,
     ) -> None:
-        """Follow `state` (the symbol as of REV) back through the commits that touched its file."""
+        """Follow `state` (the symbol as of REV) back through the commits that touched its file,
+        then through the files it came from (each once its file's walk is over, so that git is
+        walking one file's history at a time)."""
+        files: list[tuple[str, State, FileLog | None]] = [(rev, state, log)]
+        while files:
+            self._walk_one(*files.pop(), visited)
+            files.extend(reversed(self.arrivals))
+            self.arrivals.clear()
+
+    def _walk_one(
+        self, rev: str, state: State, log: FileLog | None, visited: set[tuple[str, str]]
+    ) -> None:
         path = state.path
         language = language_for_path(path) or ""
         given = log is not None
@@ -265,12 +279,16 @@ class Walker:
         # The first listed commit is the tip of the simplified history; REV itself may not have
         # touched the file, in which case its content is the tip's.
         stack: list[tuple[str, State]] = [(tip, state)]
+
+        def added(sha: str) -> Commit | None:
+            return self.blobs.creation(sha, path)
+
         while stack:
             sha, cur = stack.pop()
             if (sha, path) in visited:
                 continue
             visited.add((sha, path))
-            commit = log.get(sha)
+            commit = log.get(sha, added)
             if commit is None:
                 continue
             if len(commit.parents) > 1:
@@ -510,7 +528,7 @@ class Walker:
         if match.name != cur.found.name:
             kinds.append("rename")
         self.record(commit, kinds, cur)
-        self.walk_file(parent, State.of(old_path, match), visited)
+        self.arrivals.append((parent, State.of(old_path, match), None))
 
     def paired_file(
         self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]
@@ -549,24 +567,31 @@ class Walker:
         ]
         if len(sources) > MOVE_SEARCH_FILES:
             name = cur.found.short_name.encode()
-            sources = [
-                (status, old)
-                for status, old in sources
-                if name in diff_text(self.root, parent, sha, old)
-            ][:MOVE_SEARCH_FILES]
+            diffs = file_diffs(self.root, parent, sha, [old for _, old in sources])
+            sources = [(status, old) for status, old in sources if name in diffs.get(old, name)][
+                :MOVE_SEARCH_FILES
+            ]
         # Definitions that still exist under their name after the commit (in any file it
         # touched) were not moved here: a function whose body went into a new one while it
-        # stayed as a wrapper makes the new one an extraction (introduced), not a move.
-        kept: set[str] = set()
-        for status, _, new_path in changes:
-            if status[0] != "D" and language_for_path(new_path) is not None:
-                after_version = self.blobs.version_at(sha, new_path)
-                if after_version is not None:
-                    kept.update(
-                        s.name
-                        for s in after_version.symbols
-                        if not (new_path == cur.path and s.name == cur.found.name)
-                    )
+        # stayed as a wrapper makes the new one an extraction (introduced), not a move. (Found
+        # only when a candidate needs it: it means reading every file the commit touched.)
+        kept: set[str] | None = None
+
+        def kept_names() -> set[str]:
+            nonlocal kept
+            if kept is None:
+                kept = set()
+                for status, _, new_path in changes:
+                    if status[0] != "D" and language_for_path(new_path) is not None:
+                        after_version = self.blobs.version_at(sha, new_path)
+                        if after_version is not None:
+                            kept.update(
+                                s.name
+                                for s in after_version.symbols
+                                if not (new_path == cur.path and s.name == cur.found.name)
+                            )
+            return kept
+
         best: tuple[float, str, Found] | None = None
         for status, old_path in sources:
             old = self.blobs.version_at(parent, old_path)
@@ -574,10 +599,15 @@ class Walker:
                 continue
             after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
             present = {s.name for s in after.symbols} if after else set()
-            gone = [
-                Found(s, old) for s in old.symbols if s.name not in present and s.name not in kept
-            ]
+            gone = [Found(s, old) for s in old.symbols if s.name not in present]
             hit = best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
+            if hit is not None and hit[0].name in kept_names():
+                # The best is not a candidate: the best of those that are (a subset).
+                names = kept_names()
+                gone = [f for f in gone if f.name not in names]
+                hit = best_match(
+                    cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
+                )
             if hit is None:
                 continue
             score = hit[1] + (0.3 if hit[0].short_name == cur.found.short_name else 0.0)
