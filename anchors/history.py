@@ -148,14 +148,16 @@ def symbol_history(
     rev: str = "HEAD",
     git_dir: Path | None = None,
     log: FileLog | None = None,
+    blobs: BlobReader | None = None,
 ) -> History:
     """The commits, newest first, that introduced or changed `symbol` of `path` as of `rev`.
 
     `path` is relative to the repository root. Raises HistoryError for a bad REV, a file that
     is not at REV, a language without a grammar, or an unknown symbol (naming the closest).
-    `log`, from `start_log` with the same REV and the same file, saves waiting for git.
+    `log`, from `start_log` with the same REV and the same file, saves waiting for git;
+    so does `blobs`, a BlobReader already started (both are closed here).
     """
-    blobs = BlobReader(root)
+    blobs = blobs or BlobReader(root)
     try:
         if language_for_path(path) is None:
             raise HistoryError(

@@ -499,3 +499,40 @@ def shallow_commits(root: Path, git_dir: Path | None = None) -> set[str]:
         return set(shallow.read_text().split())
     except OSError:
         return set()
+
+
+class Prestart:
+    """git started for `tether history` before the rest of the program is imported: the walk of
+    PATH (as the user wrote it, relative to `cwd`) from REV, cat-file, and the question of where
+    the repository is. Whatever is not used is stopped by `close()`."""
+
+    def __init__(self, cwd: str, rev: str, path: str) -> None:
+        self.log: FileLog | None = FileLog(cwd, rev, path)
+        self.blobs = BlobReader(cwd).start()
+        self._where: GitProcess | None = GitProcess(
+            ["rev-parse", "--is-bare-repository", "--git-common-dir", "--show-toplevel"], cwd
+        )
+        self._cwd = cwd
+
+    def repository(self) -> tuple[str, str] | None:
+        """(root, git dir) as `anchors.git.find_repo` gives them, or None outside a repository."""
+        if self._where is None:
+            return None
+        out, status = self._where.communicate()
+        self._where = None
+        lines = out.decode("utf-8", "replace").splitlines()
+        if not lines or (status != 0 and lines[0] != "true"):
+            return None
+        bare = lines[0] == "true"
+        git_dir = os.path.realpath(os.path.join(self._cwd, lines[1]))
+        root = git_dir if bare or len(lines) < 3 else os.path.realpath(lines[2])
+        return root, git_dir
+
+    def close(self) -> None:
+        """Stop every process still running."""
+        if self.log is not None:
+            self.log.close()
+        self.blobs.close()
+        if self._where is not None:
+            self._where.close(kill=True)
+            self._where = None

@@ -191,6 +191,14 @@ def _inside(hunk: Hunk, first: int, last: int) -> bool:
     return first < new_start and new_start + new_count - 1 < last
 
 
+def _before_last(hunk: Hunk, last: int) -> bool:
+    """Whether a hunk leaves line `last` and everything after it alone."""
+    _, _, new_start, new_count = hunk
+    if new_count == 0:  # removed lines after new_start
+        return new_start < last
+    return new_start + new_count - 1 < last
+
+
 def _overlaps(hunk: Hunk, first: int, last: int) -> bool:
     _, _, new_start, new_count = hunk
     if new_count == 0:
@@ -338,10 +346,11 @@ class Walker:
 
     def snippet_step(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol before `patch`, without reading or parsing the whole file, when the patch
-        changed only lines strictly inside it (its first and last lines and its qualifiers'
-        declarations untouched): its old lines are its new lines with the hunks undone, and
-        they are parsed alone under the enclosing declarations. None when that does not apply
-        or the small source does not parse to the same symbol (then the whole file is read)."""
+        left its last line and its qualifiers' declarations alone: its old lines are its new
+        lines with the hunks undone (a hunk over its first lines, e.g. a changed signature, is
+        undone whole), and they are parsed alone under the enclosing declarations. None when
+        that does not apply or the small source does not parse to the same symbol, ending on
+        the same line (then the whole file is read)."""
         if cur.header is None or patch.old_blob in (None, "same"):
             return None
         hunks = patch.hunks
@@ -350,21 +359,27 @@ class Walker:
             if any(_overlaps(hunk, a, b + 1) for a, b in cur.header_spans):
                 return None
             if _overlaps(hunk, cur.start, cur.end + 1):
-                if not _inside(hunk, cur.start, cur.end):
+                # The last line must stay: it ends the symbol in both versions.
+                if not _before_last(hunk, cur.end):
                     return None
                 touching.append(index)
         version, sym = cur.found.version, cur.found.symbol
         new_lines = version.lines[sym.start_line - 1 : sym.end_line]
-        if len(new_lines) != cur.end - cur.start + 1:
+        if len(new_lines) != cur.end - cur.start + 1 or not touching:
             return None
+        # The first old line of the region: where a hunk over the first line began.
+        old_first = _shift(cur.start, hunks)
+        _, old_count, new_start, _ = hunks[touching[0]]
+        if new_start <= cur.start and not _inside(hunks[touching[0]], cur.start, cur.end):
+            old_first = hunks[touching[0]][0] + (0 if old_count else 1)
         old_lines: list[bytes] = []
         at = cur.start  # the next new-side line to copy
         for index in touching:
             _, _, new_start, new_count = hunks[index]
             upto = new_start if new_count else new_start + 1
-            old_lines += new_lines[at - cur.start : upto - cur.start]
+            old_lines += new_lines[max(at, cur.start) - cur.start : max(upto - cur.start, 0)]
             old_lines += patch.old_lines(index)
-            at = new_start + new_count if new_count else new_start + 1
+            at = max(at, new_start + new_count if new_count else new_start + 1)
         old_lines += new_lines[at - cur.start :]
         if not old_lines or not old_lines[-1].endswith(b"\n"):
             return None
@@ -381,16 +396,16 @@ class Walker:
         if (
             len(hits) != 1
             or snippet.has_error
-            or hits[0].start_line != first
+            or hits[0].start_line < first
             or hits[0].end_line != last
         ):
             return None
-        start = _shift(cur.start, hunks)
+        start = old_first + hits[0].start_line - first
         return State(
             cur.path,
             Found(hits[0], snippet),
             start,
-            start + len(old_lines) - 1,
+            old_first + last - first,
             tuple(_shift(h, hunks) for h in cur.headers),
             tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in cur.header_spans),
             header,

@@ -24,35 +24,96 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=cmd_history)
 
 
+def fast_args(words: list[str]) -> argparse.Namespace | None:
+    """The arguments of `tether [-C DIR] history SPEC [--rev REV] [--json]`, read without
+    building a parser (argparse's set-up costs several milliseconds of a command that races
+    `git log -L`); None for anything else (help, abbreviations, errors), which the parser reads
+    and reports as usual."""
+    args, directory = list(words), None
+    while len(args) > 1 and args[0] == "-C":
+        directory, args = args[1], args[2:]
+    if not args or args[0] != "history":
+        return None
+    spec, rev, as_json = None, "HEAD", False
+    rest = args[1:]
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word == "--json":
+            as_json = True
+        elif word == "--rev" and i + 1 < len(rest) and not rest[i + 1].startswith("-"):
+            rev = rest[i + 1]
+            i += 1
+        elif word.startswith("--rev=") and not word[6:].startswith("-"):
+            rev = word[6:]
+        elif word.startswith("-") or spec is not None:
+            return None
+        else:
+            spec = word
+        i += 1
+    if spec is None:
+        return None
+    return argparse.Namespace(
+        directory=directory, command="history", spec=spec, rev=rev, json=as_json, func=cmd_history
+    )
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     """Run `tether history`."""
-    from pathlib import Path
+    import os
 
-    from anchors.history import parse_spec, start_log, symbol_history
+    # git starts walking the file's history now, from the user's directory, while the rest of
+    # the program is imported, the repository located and the symbol parsed; whatever turns
+    # out unneeded (an error below) is stopped.
+    from anchors.history_git import Prestart
 
-    path, symbol = parse_spec(args.spec)
-    # git starts walking the file's history now, while the repository is located and the
-    # symbol parsed; an answer that turns out unneeded (an error below) is dropped.
-    log = start_log(Path.cwd(), args.rev, path)
+    path_text, sep, _ = args.spec.partition("::")
+    rev = args.rev
+    early = sep and path_text.strip() and rev and not rev.startswith("-")
+    early = early and not any(c in rev + path_text for c in "\n\r\0")
+    pre = Prestart(os.getcwd(), rev, path_text.strip()) if early else None
     try:
+        from pathlib import Path
+
         from anchors.errors import NotInRepository
-        from anchors.git import NotARepository, find_repo
-        from anchors.history import repo_path
+        from anchors.history import parse_spec, repo_path, symbol_history
 
-        try:
-            repo = find_repo()
-        except NotARepository as exc:
-            raise NotInRepository(str(exc)) from None
-        rel = repo_path(repo.root, path, Path.cwd())
-        history = symbol_history(repo.root, rel, symbol, args.rev, repo.git_dir, log)
+        path, symbol = parse_spec(args.spec)
+        where = pre.repository() if pre is not None else None
+        if where is None:
+            from anchors.git import NotARepository, find_repo
+
+            try:
+                found = find_repo()
+            except NotARepository as exc:
+                raise NotInRepository(str(exc)) from None
+            root, git_dir = found.root, found.git_dir
+        else:
+            root, git_dir = Path(where[0]), Path(where[1])
+        rel = repo_path(root, path, Path.cwd())
+        history = symbol_history(
+            root,
+            rel,
+            symbol,
+            args.rev,
+            git_dir,
+            log=pre.log if pre is not None else None,
+            blobs=pre.blobs if pre is not None else None,
+        )
     finally:
-        if log is not None:
-            log.close()
-    from anchors.cli.output import note, print_json, print_table
-
+        if pre is not None:
+            pre.close()
     if args.json:
-        print_json(history.to_dict())
+        import json
+        import sys
+
+        # The standard library's encoder: orjson's import costs more than this one document.
+        text = json.dumps(history.to_dict(), indent=2, ensure_ascii=False)
+        sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
+        sys.stdout.flush()
         return 0
+    from anchors.cli.output import note, print_table
+
     for notice in history.notices:
         note(f"notice: {notice}")
     rows = [

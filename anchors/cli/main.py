@@ -84,11 +84,18 @@ def _command_word(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(only=_command_word(words))
-    args = parser.parse_args(words)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
+    command = _command_word(words)
+    args = None
+    if command == "history":  # it races `git log -L`: its usual arguments skip argparse
+        from anchors.cli.history import fast_args
+
+        args = fast_args(words)
+    if args is None:
+        parser = build_parser(only=command)
+        args = parser.parse_args(words)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return EXIT_USAGE
     if args.directory:
         import os
 
