@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, Query
 
 # Definitions directly inside these are members (methods); inside a module or namespace they are not.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
@@ -25,6 +26,7 @@ class Definition:
     kind: str
     node: Node  # the span: decorators, templates and `const f =` included
     body: Node | None
+    start: Node | None = None  # where the span starts when before `node` (TS overload signatures)
 
 
 Handler = Callable[["Node", tuple[str, ...], bool, "Node"], None]
@@ -41,6 +43,10 @@ class Outliner:
         self.source = source
         self.found: list[Definition] = []
         self.handlers: dict[str, Handler] = {}
+        # How many function bodies the walk is inside (some forms count only at module level).
+        self.function_depth = 0
+        # Node id of an implementation -> the first of the overload signatures before it.
+        self.group_start: dict[int, Node] = {}
         self.setup()
 
     def setup(self) -> None:
@@ -53,16 +59,18 @@ class Outliner:
     def text(self, node: Node | None) -> str:
         if node is None:
             return ""
-        return " ".join(
-            self.source[node.start_byte : node.end_byte].decode("utf-8", "replace").split()
-        )
+        text = self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        if node.child_count == 0:  # a name: one token, no inner whitespace to collapse
+            return text
+        return " ".join(text.split())
 
     def visit(
         self, node: Node, scope: tuple[str, ...], in_type: bool, shallow: bool = False
     ) -> None:
-        """Dispatch the children of `node`. `shallow` (inside a function body) skips nested
-        blocks: a definition inside an `if` inside a function is rare, and descending into every
-        statement of every function would cost as much as the rest of the walk."""
+        """Dispatch the children of `node`. `shallow` (inside a function body) enters a nested
+        block only when its text holds a keyword that can start a definition: descending into
+        every statement of every function would cost as much as the rest of the walk, while a
+        definition inside an `if` or a `with` inside a function does occur in real code."""
         handlers = self.handlers
         containers = self.containers
         for child in node.named_children:
@@ -70,8 +78,8 @@ class Outliner:
             handler = handlers.get(kind)
             if handler is not None:
                 handler(child, scope, in_type, child)
-            elif not shallow and kind in containers:
-                self.visit(child, scope, in_type)
+            elif kind in containers and (not shallow or self.may_define(child)):
+                self.visit(child, scope, in_type, shallow)
 
     def dispatch(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         handler = self.handlers.get(node.type)
@@ -94,19 +102,27 @@ class Outliner:
         if not name:
             return
         qualified = ".".join((*scope, name))
-        self.found.append(Definition(qualified, kind, span, body))
+        start = self.group_start.pop(span.id, None) if self.group_start else None
+        self.found.append(Definition(qualified, kind, span, body, start))
         if descend is not None:
             inner = child_scope if child_scope is not None else (*scope, name)
             in_function = kind in ("function", "method")
             if in_function and not self.may_define(descend):
                 return
+            self.function_depth += in_function
             self.visit(descend, inner, kind in TYPE_KINDS, in_function)
+            self.function_depth -= in_function
 
     def may_define(self, body: Node) -> bool:
         """Whether a function body's text has a keyword that starts a nested definition: a byte
         search is much cheaper than visiting every statement of every function."""
         start, end = body.start_byte, body.end_byte
-        return any(self.source.find(k, start, end) >= 0 for k in self.nested_keywords)
+        find = self.source.find
+        # A plain loop: a generator would cost more than the searches themselves.
+        for keyword in self.nested_keywords:  # noqa: SIM110
+            if find(keyword, start, end) >= 0:
+                return True
+        return False
 
     def simple(self, kind: str, member_kind: str = "", descend: bool = True) -> Handler:
         """A handler for a node with `name` and `body` fields."""
@@ -146,6 +162,7 @@ class PythonOutliner(Outliner):
         {
             "module", "block", "if_statement", "elif_clause", "else_clause", "try_statement",
             "except_clause", "finally_clause", "with_statement", "for_statement", "while_statement",
+            "match_statement", "case_clause",
         }
     )  # fmt: skip
 
@@ -160,16 +177,47 @@ class PythonOutliner(Outliner):
 _JS_FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
+# Right-hand sides that can define something (see `JavaScriptOutliner.value`).
+_JS_DEFINING_VALUES = _JS_FUNCTION_VALUES | {
+    "class", "object", "call_expression", "ternary_expression", "parenthesized_expression"
+}  # fmt: skip
+_JS_KEYS = frozenset({"property_identifier", "identifier", "private_property_identifier"})
+_JS_WRAPPERS = frozenset({"parenthesized_expression", "unary_expression", "await_expression"})
+_JS_SIGNATURES = frozenset({"function_signature", "method_signature"})
+# What a callback's body must hold for the walk to enter it (`describe(() => {...})`): a named
+# function or class, a function stored in a variable or a property, a prototype or an export.
+# Callbacks are most of the statements in test files; searching their text is much cheaper than
+# visiting them, and object-literal methods inside a callback are left out on purpose.
+_JS_CALLBACK_DEFINES = (
+    re.compile(rb"function\s*\*?\s*[A-Za-z_$]"),
+    re.compile(rb"class\s+[A-Za-z_$]"),
+    re.compile(rb"=\s*(?:async\s*)?(?:\([^()]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=;{]*)?=>"),
+)
+_JS_IMPLEMENTATIONS = frozenset(
+    {"function_declaration", "generator_function_declaration", "method_definition"}
+)
 
 
 class JavaScriptOutliner(Outliner):
-    nested_keywords = (b"function", b"class", b"=>", b"namespace", b"interface", b"enum", b"type")
+    """JavaScript, TypeScript and TSX.
+
+    Beyond declarations, the walk reads the assignment forms of code written before classes
+    (`Foo.prototype.bar = function`, `exports.x = ...`), object literals that hold methods
+    (`const api = {get() {}}`, `module.exports = {...}`, `Vue.component("x", {...})`), and the
+    bodies of immediately invoked functions and callbacks (`define(function () {...})`,
+    `describe(..., () => {...})`), whose definitions are named as if the wrapper were not there.
+    """
+
+    nested_keywords = (
+        b"function", b"class", b"=>", b"namespace", b"interface", b"enum", b"type",
+        b"return {", b"return{",
+    )  # fmt: skip
     containers = frozenset(
         {
             "program", "statement_block", "class_body", "if_statement", "else_clause",
             "try_statement", "catch_clause", "finally_clause", "for_statement",
             "for_in_statement", "while_statement", "do_statement", "labeled_statement",
-            "expression_statement", "ambient_declaration", "interface_body", "switch_statement",
+            "ambient_declaration", "interface_body", "switch_statement",
             "switch_body", "switch_case", "switch_default",
         }
     )  # fmt: skip
@@ -181,24 +229,28 @@ class JavaScriptOutliner(Outliner):
         self.handlers = {
             "function_declaration": function,
             "generator_function_declaration": function,
-            "function_signature": self.simple("function", "method", descend=False),
+            "function_signature": self.signature("function", "method"),
             "class_declaration": cls,
             "abstract_class_declaration": cls,
             "method_definition": method,
-            "method_signature": self.simple("method", descend=False),
+            "method_signature": self.signature("method", "method"),
             "abstract_method_signature": self.simple("method", descend=False),
             "interface_declaration": self.simple("interface"),
             "enum_declaration": self.simple("enum", descend=False),
             "type_alias_declaration": self.simple("type", descend=False),
             "internal_module": self.simple("module"),
             "module": self.simple("module"),
-            "export_statement": self.wrapper("declaration"),
+            "export_statement": self.export,
             "lexical_declaration": self.declaration,
             "variable_declaration": self.declaration,
             "field_definition": self.field,
             "public_field_definition": self.field,
             "pair": self.pair,
+            "expression_statement": self.expression,
+            "return_statement": self.returned,
         }
+
+    # -- declarations ---------------------------------------------------------------------------
 
     def declaration(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         declarators = [c for c in node.named_children if c.type == "variable_declarator"]
@@ -208,16 +260,70 @@ class JavaScriptOutliner(Outliner):
             if name_node is None or value is None or name_node.type != "identifier":
                 continue
             where = span if len(declarators) == 1 else declarator
-            name = self.text(name_node)
-            if value.type in _JS_FUNCTION_VALUES:
-                body = value.child_by_field_name("body")
-                self.emit(name, "function", where, body, scope, body)
-            elif value.type == "class":
-                body = value.child_by_field_name("body")
-                self.emit(name, "class", where, body, scope, body)
-            elif value.type == "object":
-                # Object-literal methods are named through the variable: `api.get`.
-                self.visit_object(value, (*scope, name))
+            self.value(self.text(name_node), "function", value, where, scope)
+
+    def value(self, name: str, kind: str, value: Node, span: Node, scope: tuple[str, ...]) -> None:
+        """Name `value` (the right side of `=`) as `name` when it defines something: a function,
+        a class, an object literal's methods (`name.key`), or a call that wraps a function
+        (`memo(() => ...)`, `debounce(function () {...})`) or an object of methods."""
+        if value.type not in _JS_DEFINING_VALUES:
+            return
+        while value.type == "parenthesized_expression" and value.named_children:
+            value = value.named_children[0]
+        if value.type in _JS_FUNCTION_VALUES:
+            body = value.child_by_field_name("body")
+            self.emit(name, kind, span, body, scope, body)
+        elif value.type == "class":
+            body = value.child_by_field_name("body")
+            self.emit(name, "class", span, body, scope, body)
+        elif value.type == "object":
+            # Object-literal methods are named through the variable: `api.get`.
+            self.visit_object(value, (*scope, name))
+        elif value.type == "ternary_expression":  # `cond ? (x) => {...} : undefined`
+            for branch in ("consequence", "alternative"):
+                chosen = value.child_by_field_name(branch)
+                if chosen is not None and chosen.type in _JS_FUNCTION_VALUES:
+                    self.value(name, kind, chosen, span, scope)
+                    return
+        elif value.type == "call_expression":
+            callee = value.child_by_field_name("function")
+            while callee is not None and callee.type == "parenthesized_expression":
+                callee = callee.named_children[0] if callee.named_children else None
+            if callee is not None and callee.type in _JS_FUNCTION_VALUES:
+                # The module pattern, `const M = (function () {... return {...}})()`: what the
+                # function defines or returns is `M`'s.
+                self.transparent(callee, (*scope, name))
+                return
+            wrapped = self.wrapped_function(value)
+            if wrapped is not None:
+                body = wrapped.child_by_field_name("body")
+                self.emit(name, kind, span, body, scope, body)
+                return
+            args = value.child_by_field_name("arguments")
+            for arg in args.named_children if args is not None else ():
+                if arg.type == "object":
+                    self.visit_object(arg, (*scope, name))
+
+    def wrapped_function(self, call: Node) -> Node | None:
+        """The function a call wraps, as in `memo(forwardRef((props, ref) => ...))`: at module
+        level any call counts; inside a function only a plain name's (`useCallback(...)`), so that
+        `const doubled = items.map((x) => x * 2)` is not taken for a definition."""
+        for _ in range(3):  # memo(forwardRef(fn)) and no deeper
+            callee = call.child_by_field_name("function")
+            args = call.child_by_field_name("arguments")
+            if callee is None or args is None:
+                return None
+            if self.function_depth and callee.type != "identifier":
+                return None
+            inner = [a for a in args.named_children if a.type != "comment"]
+            functions = [a for a in inner if a.type in _JS_FUNCTION_VALUES]
+            if len(functions) == 1:
+                return functions[0]
+            if not functions and inner and inner[0].type == "call_expression":
+                call = inner[0]
+                continue
+            return None
+        return None
 
     def visit_object(self, node: Node, scope: tuple[str, ...]) -> None:
         for child in node.named_children:
@@ -233,14 +339,207 @@ class JavaScriptOutliner(Outliner):
 
     def pair(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         value = node.child_by_field_name("value")
-        key = node.child_by_field_name("key")
-        if value is None or key is None or key.type not in ("property_identifier", "identifier"):
+        if value is None or value.type not in _JS_DEFINING_VALUES:
+            return  # data: most pairs are, and only the value's type is needed to know
+        key = self.key(node.child_by_field_name("key"))
+        if key:
+            self.value(key, "method", value, span, scope)
+
+    def returned(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        """`return {get() {...}}` in a factory: the methods are the function's, `make.get`."""
+        value = node.named_children[0] if node.named_children else None
+        while value is not None and value.type == "parenthesized_expression":
+            value = value.named_children[0] if value.named_children else None
+        if value is not None and value.type == "object":
+            self.visit_object(value, scope)
+
+    def key(self, node: Node | None) -> str:
+        """A property's name: an identifier, or a string holding one (`'foo': function`)."""
+        if node is None:
+            return ""
+        if node.type in _JS_KEYS:
+            return self.text(node)
+        if node.type == "string":
+            text = self.text(node)[1:-1]
+            return text if text.replace("$", "_").isidentifier() else ""
+        return ""
+
+    def export(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        inner = node.child_by_field_name("declaration")
+        if inner is not None:
+            self.dispatch(inner, scope, in_type, node)
             return
-        if value.type in _JS_FUNCTION_VALUES:
-            body = value.child_by_field_name("body")
-            self.emit(self.text(key), "method", span, body, scope, body)
-        elif value.type == "object":
-            self.visit_object(value, (*scope, self.text(key)))
+        value = node.child_by_field_name("value")
+        if value is None:
+            return
+        if value.type in _JS_FUNCTION_VALUES or value.type == "class":
+            # `export default function () {}`: named by its own name, else `default`.
+            own = value.child_by_field_name("name")
+            self.value(self.text(own) or "default", "function", value, node, scope)
+        elif value.type == "object":  # `export default {data() {...}}`: `data`
+            self.visit_object(value, scope)
+        elif value.type == "call_expression":  # `export default defineComponent({...})`
+            self.call(value, scope)
+
+    # -- TypeScript overloads -------------------------------------------------------------------
+
+    def signature(self, kind: str, member_kind: str) -> Handler:
+        """Overload signatures right before their implementation are part of it (its span
+        starts at the first one): `f` is the implementation, as a reader means. Signatures with
+        no implementation (interfaces, declaration files, abstract classes) are symbols."""
+        plain = self.simple(kind, member_kind, descend=False)
+
+        def handle(node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+            name = self.text(node.child_by_field_name("name"))
+            following = span.next_named_sibling
+            while following is not None:
+                if following.type == "comment":
+                    following = following.next_named_sibling
+                    continue
+                inner = following
+                if inner.type == "export_statement":
+                    inner = inner.child_by_field_name("declaration") or inner
+                if (
+                    inner.type in _JS_SIGNATURES
+                    and self.text(inner.child_by_field_name("name")) == name
+                ):
+                    following = following.next_named_sibling
+                    continue
+                if (
+                    inner.type in _JS_IMPLEMENTATIONS
+                    and self.text(inner.child_by_field_name("name")) == name
+                ):
+                    self.group_start.setdefault(following.id, span)
+                    return
+                break
+            plain(node, scope, in_type, span)
+
+        return handle
+
+    # -- assignments, calls, wrappers -----------------------------------------------------------
+
+    def expression(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        expr = node.named_children[0] if node.named_children else None
+        while expr is not None and expr.type in _JS_WRAPPERS and expr.named_children:
+            expr = expr.named_children[-1]
+        if expr is None:
+            return
+        if expr.type == "assignment_expression":
+            self.assignment(expr, scope, span)
+        elif expr.type == "call_expression":
+            self.call(expr, scope)
+        elif expr.type in self.handlers:  # TypeScript's `namespace N {}` is an expression
+            self.dispatch(expr, scope, in_type, expr)
+
+    def assignment(self, node: Node, scope: tuple[str, ...], span: Node) -> None:
+        """`a.b = function`, `Foo.prototype.bar = ...`, `exports.x = ...`, chains like
+        `res.type = res.contentType = function`: each name on the left gets the definition."""
+        targets: list[Node] = []
+        value: Node | None = node
+        while value is not None and value.type == "assignment_expression":
+            left = value.child_by_field_name("left")
+            if left is not None:
+                targets.append(left)
+            value = value.child_by_field_name("right")
+        if value is None:
+            return
+        first = True
+        for target in targets:
+            path = self.member_path(target)
+            if path is None:
+                continue
+            parts, member = path
+            if not parts:  # `module.exports = ...`: the module's own value
+                if value.type == "object":
+                    self.visit_object(value, scope)
+                    return
+                own = value.child_by_field_name("name") if value.type != "call_expression" else None
+                parts = (self.text(own) or "module.exports",)
+            kind = "method" if member else "function"
+            if first:
+                self.value(parts[-1], kind, value, span, (*scope, *parts[:-1]))
+                first = False
+            elif value.type in _JS_FUNCTION_VALUES:
+                # Further names of the same function: the same span, nothing nested again.
+                body = value.child_by_field_name("body")
+                self.emit(parts[-1], kind, span, body, (*scope, *parts[:-1]))
+
+    def member_path(self, node: Node) -> tuple[tuple[str, ...], bool] | None:
+        """The name an assignment target gives, as parts, and whether it is a member (not a
+        plain variable). `this.`, `prototype`, `module.exports.` and `exports.` are left out:
+        `Foo.prototype.bar` is `Foo.bar` (what a class would call it), `exports.x` is `x`."""
+        parts: list[str] = []
+        while True:
+            if node.type in ("member_expression", "subscript_expression"):
+                prop = node.child_by_field_name("property") or node.child_by_field_name("index")
+                # `obj[key]` names nothing that stays put; `obj["key"]` does.
+                if prop is None or (node.type == "subscript_expression" and prop.type != "string"):
+                    return None
+                name = self.key(prop)
+                if not name:
+                    return None
+                parts.append(name)
+                obj = node.child_by_field_name("object")
+                if obj is None:
+                    return None
+                node = obj
+            elif node.type in ("identifier", "this"):
+                parts.append(self.text(node))
+                break
+            else:
+                return None
+        parts.reverse()
+        member = len(parts) > 1
+        if parts[0] == "this":
+            parts = parts[1:]
+        elif parts[:2] == ["module", "exports"]:
+            parts, member = parts[2:], False
+        elif parts[0] == "exports":
+            parts, member = parts[1:], False
+        return tuple(p for p in parts if p != "prototype"), member
+
+    def call(self, node: Node, scope: tuple[str, ...]) -> None:
+        """An immediately invoked function's body, and a call's function and object arguments
+        (`define(function () {...})`, `jQuery.extend({each: function () {}})`), are read as
+        if they stood where the call is."""
+        callee = node.child_by_field_name("function")
+        while (
+            callee is not None
+            and callee.type == "parenthesized_expression"
+            and callee.named_children
+        ):
+            callee = callee.named_children[0]
+        if callee is not None and callee.type in _JS_FUNCTION_VALUES:
+            self.transparent(callee, scope)
+        args = node.child_by_field_name("arguments")
+        for arg in args.named_children if args is not None else ():
+            if arg.type in _JS_FUNCTION_VALUES:
+                self.transparent(arg, scope, callback=True)
+            elif arg.type == "object":
+                self.visit_object(arg, scope)
+
+    def defines_in_callback(self, body: Node) -> bool:
+        source, start, end = self.source, body.start_byte, body.end_byte
+        if source.find(b"prototype", start, end) >= 0 or source.find(b"exports", start, end) >= 0:
+            return True
+        return any(
+            source.find(word, start, end) >= 0 and pattern.search(source, start, end) is not None
+            for word, pattern in zip(
+                (b"function", b"class", b"=>"), _JS_CALLBACK_DEFINES, strict=True
+            )
+        )
+
+    def transparent(self, function: Node, scope: tuple[str, ...], callback: bool = False) -> None:
+        """Visit a function's body as if it stood in place of the call that runs it."""
+        body = function.child_by_field_name("body")
+        if body is None or body.type != "statement_block":
+            return
+        if callback:
+            if not self.defines_in_callback(body):
+                return
+        elif not self.may_define(body):
+            return
+        self.visit(body, scope, False, True)
 
 
 class GoOutliner(Outliner):
@@ -251,7 +550,28 @@ class GoOutliner(Outliner):
             "function_declaration": self.simple("function", descend=False),
             "method_declaration": self.method,
             "type_declaration": self.type_declaration,
+            "var_declaration": self.var_declaration,
         }
+
+    def var_declaration(
+        self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node
+    ) -> None:
+        """`var handler = func(...) {...}`: the function `handler`."""
+        specs = [c for c in node.named_children if c.type == "var_spec"]
+        for group in node.named_children:
+            if group.type == "var_spec_list":
+                specs.extend(c for c in group.named_children if c.type == "var_spec")
+        for spec in specs:
+            names = [c for c in spec.named_children if c.type == "identifier"]
+            values = spec.child_by_field_name("value")
+            if values is None or len(names) != 1:
+                continue
+            value = values.named_children[0] if values.named_children else None
+            if value is not None and value.type == "func_literal":
+                where = span if len(specs) == 1 else spec
+                self.emit(
+                    self.text(names[0]), "function", where, value.child_by_field_name("body"), scope
+                )
 
     def method(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         receiver = node.child_by_field_name("receiver")
@@ -289,7 +609,7 @@ class GoOutliner(Outliner):
 
 class RustOutliner(Outliner):
     nested_keywords = (b"fn", b"struct", b"enum", b"trait", b"impl", b"mod", b"union", b"type")
-    containers = frozenset({"source_file", "declaration_list", "block"})
+    containers = frozenset({"source_file", "declaration_list", "block", "foreign_mod_item"})
 
     def setup(self) -> None:
         self.handlers = {
@@ -329,12 +649,49 @@ _C_DECLARATOR_WRAPPERS = frozenset(
 )  # fmt: skip
 
 
+_GTEST_MACRO = re.compile(r"[A-Z0-9_]*TEST[A-Z0-9_]*")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def cpp_name_parts(text: str) -> list[str]:
+    """A C++ name split at its top-level `::` (not those inside template arguments), template
+    arguments dropped from the scopes: `ns::Foo<T>::bar` is `["ns", "Foo", "bar"]`, so that an
+    out-of-line member of a class template is named like the member in the class."""
+    parts: list[str] = []
+    depth = 0
+    current: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char in "<(":
+            depth += 1
+        elif char in ">)" and depth:
+            depth -= 1
+        elif char == ":" and depth == 0 and text.startswith("::", i):
+            parts.append("".join(current).strip())
+            current = []
+            i += 2
+            continue
+        current.append(char)
+        i += 1
+    parts.append("".join(current).strip())
+    scopes = [p.split("<", 1)[0].strip() for p in parts[:-1]]
+    return [p for p in (*scopes, parts[-1]) if p]
+
+
 class COutliner(Outliner):
+    """C and C++. Definitions under an ERROR node are still found: macros and `#if` inside a
+    construct often throw the parser off for a stretch of a real file, while the definitions in
+    that stretch parse (without the names of any namespace or class the error swallowed).
+    Google Test's `TEST(Suite, Name)` and `TEST_F(...)` bodies are named `Suite.Name`."""
+
     containers = frozenset(
         {
             "translation_unit", "preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif",
             "preproc_elifdef", "declaration_list", "linkage_specification",
-            "field_declaration_list",
+            "field_declaration_list", "ERROR",
+            # Only reached through the two cases above and `class EXPORT_MACRO Name {`:
+            "compound_statement", "labeled_statement",
         }
     )  # fmt: skip
 
@@ -347,23 +704,58 @@ class COutliner(Outliner):
             "class_specifier": self.specifier("class"),
             "type_definition": self.typedef,
             "declaration": self.declaration,
+            "field_declaration": self.declaration,  # a class declared in a class
             "namespace_definition": self.namespace,
             "template_declaration": self.wrapper(),
         }
 
     def function(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         declarator = node.child_by_field_name("declarator")
+        test = self.test_macro(declarator)
+        if test:
+            self.emit(test, "function", span, node.child_by_field_name("body"), scope)
+            return
+        kind_node = node.child_by_field_name("type")
+        if (
+            kind_node is not None
+            and kind_node.type in ("class_specifier", "struct_specifier")
+            and kind_node.child_by_field_name("body") is None
+            and declarator is not None
+            and declarator.type == "identifier"
+        ):
+            # `class LEVELDB_EXPORT Status {...}`: the parser takes the export macro for the
+            # class's name and the class for a function; its members are still found inside.
+            body = node.child_by_field_name("body")
+            kind = "class" if kind_node.type == "class_specifier" else "struct"
+            self.emit(self.text(declarator), kind, span, body, scope, body)
+            return
         while declarator is not None and declarator.type in _C_DECLARATOR_WRAPPERS:
             declarator = declarator.child_by_field_name("declarator") or (
                 declarator.named_children[0] if declarator.named_children else None
             )
         if declarator is None:
             return
-        parts = [p for p in re.split(r"\s*::\s*", self.text(declarator)) if p]
+        parts = cpp_name_parts(self.text(declarator))
         if not parts:
             return
         kind = "method" if in_type or len(parts) > 1 else "function"
         self.emit(".".join(parts), kind, span, node.child_by_field_name("body"), scope)
+
+    def test_macro(self, declarator: Node | None) -> str:
+        """`Suite.Name` for `TEST(Suite, Name)` (any all-capitals macro with TEST in its name and
+        two plain names for arguments), else ""."""
+        if declarator is None or declarator.type != "function_declarator":
+            return ""
+        macro = declarator.child_by_field_name("declarator")
+        if macro is None or not _GTEST_MACRO.fullmatch(self.text(macro)):
+            return ""
+        args = [
+            a.strip()
+            for a in self.text(declarator.child_by_field_name("parameters"))[1:-1].split(",")
+        ]
+        if len(args) == 2 and all(_IDENTIFIER.fullmatch(a) for a in args):
+            return ".".join(args)
+        return ""
 
     def specifier(self, kind: str) -> Handler:
         def handle(node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
@@ -372,7 +764,7 @@ class COutliner(Outliner):
             if body is None or name is None:  # a use of the type, or an anonymous one
                 return
             descend = body if kind in ("class", "struct") else None
-            qualified = self.text(name).replace("::", ".")
+            qualified = ".".join(cpp_name_parts(self.text(name)))
             self.emit(qualified, kind, span, body, scope, descend)
 
         return handle
@@ -402,7 +794,7 @@ class COutliner(Outliner):
 
     def namespace(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         body = node.child_by_field_name("body")
-        name = self.text(node.child_by_field_name("name")).replace("::", ".")
+        name = ".".join(cpp_name_parts(self.text(node.child_by_field_name("name"))))
         if not name:  # an anonymous namespace adds no name
             if body is not None:
                 self.visit(body, scope, in_type)
@@ -410,24 +802,98 @@ class COutliner(Outliner):
         self.emit(name, "module", span, body, scope, body)
 
 
+# Text in a Java method or field that may hold an anonymous class (`new T(...) {`) or a local
+# class, record, enum or interface: only then is the tree searched for one.
+_JAVA_NESTED = re.compile(rb"\)\s*\{|\b(?:class|record|enum|interface)\s+[A-Za-z_$]")
+_JAVA_NESTED_QUERY = """
+(object_creation_expression (class_body) @anonymous)
+(class_declaration) @local
+(record_declaration) @local
+(enum_declaration) @local
+(interface_declaration) @local
+"""
+
+
+@cache
+def _java_nested_query() -> Query:
+    from tree_sitter import Query
+
+    from anchors.languages import grammar
+
+    return Query(grammar("java"), _JAVA_NESTED_QUERY)
+
+
 class JavaOutliner(Outliner):
+    """Java. Members of anonymous classes are named through where the class is written: in
+    method `m` of `Outer`, `new Runnable() { void run() {} }` gives `Outer.m.run`; in the field
+    `CMP`, `Outer.CMP.compare`; a local class `L` in `m` gives `Outer.m.L.f`; an enum constant
+    with a body, `Op.PLUS.apply`."""
+
     containers = frozenset(
         {"program", "class_body", "interface_body", "enum_body", "enum_body_declarations",
          "annotation_type_body"}
     )  # fmt: skip
 
     def setup(self) -> None:
-        method = self.simple("method", descend=False)
         self.handlers = {
             "class_declaration": self.simple("class"),
             "record_declaration": self.simple("class"),
             "interface_declaration": self.simple("interface"),
             "annotation_type_declaration": self.simple("interface"),
             "enum_declaration": self.simple("enum"),
-            "method_declaration": method,
-            "constructor_declaration": method,
-            "compact_constructor_declaration": method,
+            "method_declaration": self.method,
+            "constructor_declaration": self.method,
+            "compact_constructor_declaration": self.method,
+            "enum_constant": self.enum_constant,
+            "field_declaration": self.field,
+            "constant_declaration": self.field,  # an interface's fields
         }
+
+    def method(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        body = node.child_by_field_name("body")
+        name = self.text(node.child_by_field_name("name"))
+        self.emit(name, "method", span, body, scope)
+        if name and body is not None:
+            self.nested(body, (*scope, name))
+
+    def field(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        if not _JAVA_NESTED.search(self.source, node.start_byte, node.end_byte):
+            return
+        for declarator in node.named_children:
+            value = declarator.child_by_field_name("value")
+            if declarator.type == "variable_declarator" and value is not None:
+                name = self.text(declarator.child_by_field_name("name"))
+                self.nested(value, (*scope, name))
+
+    def enum_constant(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        body = node.child_by_field_name("body")
+        if body is not None:
+            self.visit(body, (*scope, self.text(node.child_by_field_name("name"))), True)
+
+    def nested(self, node: Node, scope: tuple[str, ...]) -> None:
+        """The anonymous and local classes written inside `node` (a method body or a field's
+        value), outermost only: their own members are found by visiting them."""
+        if not _JAVA_NESTED.search(self.source, node.start_byte, node.end_byte):
+            return
+        from tree_sitter import QueryCursor
+
+        cursor = QueryCursor(_java_nested_query())
+        cursor.set_byte_range(node.start_byte, node.end_byte)
+        found = [
+            (n.start_byte, n.end_byte, label, n)
+            for label, nodes in cursor.captures(node).items()
+            for n in nodes
+        ]
+        found.sort(key=lambda item: (item[0], -item[1]))
+        reached = node.start_byte
+        for start, end, label, inner in found:
+            if start < reached:  # inside one already taken
+                continue
+            reached = end
+            if label == "anonymous":
+                self.visit(inner, scope, True)
+            else:
+                self.dispatch(inner, scope, False, inner)
 
 
 OUTLINERS: dict[str, type[Outliner]] = {

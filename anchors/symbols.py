@@ -24,6 +24,7 @@ and place, not by content: compare fingerprints to know whether code changed.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -78,8 +79,11 @@ class Symbol:
 
     @property
     def short_name(self) -> str:
-        """The last part of the qualified name, without any `~N` suffix."""
-        return self.name.rsplit(".", 1)[-1].split("~", 1)[0]
+        """The last part of the qualified name, without any `~N` suffix (a C++ destructor's
+        `~Foo` keeps its tilde)."""
+        last = self.name.rsplit(".", 1)[-1]
+        base, tilde, count = last.rpartition("~")
+        return base if tilde and base and count.isdigit() else last
 
     @cached_property
     def signature_fp(self) -> str:
@@ -186,22 +190,29 @@ def symbols_from_tree(tree: Tree, source: bytes, language: str) -> list[Symbol]:
         seen[name] = count
         if count > 1:
             name = f"{name}~{count}"
-        symbols.append(_make_symbol(name, d.kind, d.node, d.body, source, stream))
+        symbols.append(_make_symbol(name, d.kind, d.node, d.body, stream, d.start))
     return symbols
 
 
 def _make_symbol(
-    name: str, kind: str, node: Node, body: Node | None, source: bytes, stream: TokenStream
+    name: str,
+    kind: str,
+    node: Node,
+    body: Node | None,
+    stream: TokenStream,
+    first: Node | None = None,
 ) -> Symbol:
-    start, end = node.start_byte, node.end_byte
+    """A symbol spanning `node` (from `first` when given: overload signatures before it)."""
+    begin = first if first is not None else node
+    start, end = begin.start_byte, node.end_byte
     body_start = body.start_byte if body is not None and body.end_byte > body.start_byte else end
     end_row, end_col = node.end_point
     # A node that ends at column 0 ends with the previous line's newline.
-    end_line = end_row if end_col == 0 and end_row > node.start_point[0] else end_row + 1
+    end_line = end_row if end_col == 0 and end_row > begin.start_point[0] else end_row + 1
     return Symbol(
         name=name,
         kind=kind,
-        start_line=node.start_point[0] + 1,
+        start_line=begin.start_point[0] + 1,
         end_line=end_line,
         start_byte=start,
         end_byte=end,
@@ -211,11 +222,123 @@ def _make_symbol(
 
 
 def find_symbol(symbols: list[Symbol], name: str) -> Symbol | None:
-    """The symbol called `name` (qualified), or None."""
+    """The symbol called `name` (qualified), or None.
+
+    Besides the index's own names, the spellings people bring from other tools are accepted
+    when the exact name is not there (see `alias_key`): `Foo::bar` and `Foo#bar` for
+    `Foo.bar`, `Foo.prototype.bar`, `exports.bar`, `(*T).M`, a trailing `()`; and an overload
+    picked by its parameter types, `Foo.bar(String, int)`, where the index says `Foo.bar~2`.
+    """
     for symbol in symbols:
         if symbol.name == name:
             return symbol
-    return None
+    wanted, params = alias_key(name)
+    if not wanted:
+        return None
+    matches = [s for s in symbols if _without_count(s.name) == wanted]
+    if params is not None:
+        typed = [s for s in matches if _parameter_types(s.signature) == params]
+        return typed[0] if typed else None
+    if matches:
+        return matches[0]
+    dropped = [s for s in symbols if alias_key(s.name)[0] == wanted]
+    return dropped[0] if dropped else None
+
+
+_ALIAS_SEPARATORS = re.compile(r"\s*(?:::|#|\.)\s*")
+
+
+def alias_key(name: str) -> tuple[str, tuple[str, ...] | None]:
+    """A spelling of a symbol's name reduced to the index's rules, and the parameter types it
+    gives (None when it gives none): `ns::Foo::bar` is `ns.Foo.bar`; `Foo.prototype.bar` is
+    `Foo.bar`; `module.exports.x` and `exports.x` are `x`; `(*T).M` is `T.M`; `Foo.bar(int, String)`
+    is `Foo.bar` with the types `("int", "String")`; `Foo.bar()` is `Foo.bar` with no
+    parameters."""
+    text = name.strip()
+    params: tuple[str, ...] | None = None
+    if text.endswith(")") and "(" in text and not text.startswith("("):
+        head, _, inside = text.partition("(")
+        if not head.endswith("operator"):
+            inside = inside[:-1].strip()
+            params = tuple(_type_name(p) for p in _split_top(inside)) if inside else ()
+            text = head
+    receiver = re.match(r"\(\s*\*?\s*([\w.]+)\s*\)\s*\.?\s*(.*)", text)
+    if receiver:  # Go's `(*T).M`
+        text = f"{receiver.group(1)}.{receiver.group(2)}"
+    parts = [p for p in _ALIAS_SEPARATORS.split(text) if p]
+    if parts[:2] == ["module", "exports"]:
+        parts = parts[2:]
+    elif parts[:1] == ["exports"]:
+        parts = parts[1:]
+    parts = [p for p in parts if p != "prototype"]
+    return ".".join(parts), params
+
+
+def _without_count(name: str) -> str:
+    base, tilde, count = name.rpartition("~")
+    return base if tilde and base and count.isdigit() else name
+
+
+def _split_top(text: str) -> list[str]:
+    """`text` split at commas outside brackets."""
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for char in text:
+        if char in "<([{":
+            depth += 1
+        elif char in ">)]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _type_name(text: str) -> str:
+    """A parameter's type as compared: generics, annotations, `final`, `const`, pointers,
+    references and package or namespace dropped (`final java.util.List<String>` and `List` both
+    give `List`, `const std::string&` gives `string`); arrays and varargs kept."""
+    text = re.sub(r"@\w+(?:\([^)]*\))?", " ", text)
+    text = re.sub(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>", "", text).replace("*", " ").replace("&", " ")
+    words = [w for w in text.replace("...", "[] ").split() if w not in ("final", "const")]
+    if not words:
+        return ""
+    arrays = "".join(re.findall(r"\[\]", " ".join(words)))
+    return re.split(r"\.|::", words[0])[-1].replace("[]", "") + arrays
+
+
+def _parameter_types(signature: str) -> tuple[str, ...] | None:
+    """The parameter types of a Java or C-family signature (`void m(String s, int n)` gives
+    `("String", "int")`), or None when it has no parameter list."""
+    start = signature.find("(")
+    if start < 0:
+        return None
+    depth = 0
+    for end in range(start, len(signature)):
+        if signature[end] == "(":
+            depth += 1
+        elif signature[end] == ")":
+            depth -= 1
+            if depth == 0:
+                break
+    else:
+        return None
+    inside = signature[start + 1 : end].strip()
+    if not inside or inside == "void":
+        return ()
+    types = []
+    for param in _split_top(inside):
+        param = re.sub(r"\s*=.*$", "", param)  # a C++ default argument
+        words = re.sub(r"@\w+(?:\([^)]*\))?", " ", param).split()
+        # The type is the parameter without its name (the last word), unless it is one word.
+        words = [w for w in words if w not in ("final", "const")]
+        typed = " ".join(words[:-1]) if len(words) > 1 else " ".join(words)
+        types.append(_type_name(typed))
+    return tuple(types)
 
 
 def innermost_at(symbols: list[Symbol], line: int) -> Symbol | None:

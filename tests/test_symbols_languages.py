@@ -152,7 +152,8 @@ def test_language_for_path() -> None:
     assert language_for_path("a/b.py") == "python"
     assert language_for_path("x.TSX") == "tsx"
     assert language_for_path("lib.rs") == "rust"
-    assert language_for_path("k.h") == "c"
+    assert language_for_path("k.h") == "cpp"  # C++ headers are mostly `.h`
+    assert language_for_path("k.c") == "c"
     assert language_for_path("k.hpp") == "cpp"
     assert language_for_path("README.md") is None
     assert language_for_path("Makefile") is None
