@@ -69,47 +69,18 @@ class BlobReader:
         got = self._object(f"{rev}^{{commit}}")
         return got[0] if got is not None and got[1] == "commit" else None
 
-    def _headers(self, sha: str) -> dict[bytes, list[bytes]] | None:
+    def parents(self, sha: str) -> list[str]:
+        """The parents of a commit, as recorded in it (not rewritten)."""
         got = self._object(sha)
         if got is None or got[1] != "commit":
-            return None
-        headers: dict[bytes, list[bytes]] = {}
+            return []
+        parents: list[str] = []
         for line in got[2].split(b"\n"):
             if not line:
                 break  # the end of the headers
-            key, _, value = line.partition(b" ")
-            headers.setdefault(key, []).append(value)
-        return headers
-
-    def parents(self, sha: str) -> list[str]:
-        """The parents of a commit, as recorded in it (not rewritten)."""
-        headers = self._headers(sha)
-        return [p.decode() for p in headers.get(b"parent", [])] if headers else []
-
-    def creation(self, sha: str, path: str) -> Commit | None:
-        """The commit `sha` as `git log -p` would show it, when it is an ordinary commit that
-        added PATH (absent from its one parent); None otherwise. `git log --parents` shows such
-        a commit only once it has walked every older commit (looking for an older one that
-        touched PATH, to rewrite the parent to), which can be the rest of the history."""
-        headers = self._headers(sha)
-        if not headers or len(headers.get(b"parent", [])) != 1 or b"encoding" in headers:
-            return None
-        author, committer = headers.get(b"author", [b""])[0], headers.get(b"committer", [b""])[0]
-        name, sep, rest = author.rpartition(b" <")
-        when = rest.rpartition(b"> ")[2].split()
-        stamp = committer.rpartition(b"> ")[2].split()
-        if not sep or len(when) != 2 or not stamp or not stamp[0].isdigit():
-            return None
-        date = _iso_date(when[0], when[1])
-        parent = headers[b"parent"][0].decode()
-        if date is None or self._object(f"{parent}:{path}") is not None:
-            return None
-        added = self.read(f"{sha}:{path}")
-        if added is None:
-            return None
-        self._raw.setdefault(added[0], added[1])
-        patch = Patch(None, added[0], [], b"", [])
-        return Commit(sha, [parent], name.decode("utf-8", "replace"), date, int(stamp[0]), patch)
+            if line.startswith(b"parent "):
+                parents.append(line[7:].decode())
+        return parents
 
     def version(self, blob: str, language: str, base: Version | None = None) -> Version:
         """The parsed version of a blob (parsed once per blob sha; incrementally from `base`,
@@ -150,17 +121,6 @@ class BlobReader:
         if self._proc is not None:
             self._proc.close()
             self._proc = None
-
-
-def _iso_date(seconds: bytes, zone: bytes) -> str | None:
-    """git's `%aI` (strict ISO 8601 in the author's zone) from a commit header's time."""
-    import time
-
-    if not seconds.isdigit() or len(zone) != 5 or zone[:1] not in b"+-" or not zone[1:].isdigit():
-        return None
-    offset = (int(zone[1:3]) * 60 + int(zone[3:5])) * 60 * (-1 if zone[:1] == b"-" else 1)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(int(seconds) + offset))
-    return f"{stamp}{zone[:3].decode()}:{zone[3:].decode()}"
 
 
 Hunk = tuple[int, int, int, int]  # (old_start, old_count, new_start, new_count), as git says
@@ -246,9 +206,13 @@ class Commit:
 
 
 def log_args(rev: str, path: str) -> list[str]:
-    """The `git log` of a file's history as FileLog reads it."""
+    """The `git log` of a file's history as FileLog reads it. `--remove-empty`: the walk does
+    not go on past a commit whose parent lacks the file (the walk here stops at the commit that
+    added it, and asks where it came from); without it git shows that commit only once it has
+    walked every older commit, looking for one that touched PATH to rewrite the parent to."""
     return [
-        "-c", "core.quotePath=false", "log", "--parents", "--no-renames", "-p", "-U0",
+        "-c", "core.quotePath=false", "log", "--parents", "--remove-empty", "--no-renames", "-p",
+        "-U0",
         "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
         "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
     ]  # fmt: skip
@@ -277,7 +241,6 @@ class FileLog:
         self._on_merge: Callable[[Commit], None] | None = None
         self._pending = b""
         self._eof = False
-        self._probed: set[str] = set()
 
     def on_merge(self, callback: Callable[[Commit], None]) -> None:
         """Call `callback` with every merge commit read so far and from now on."""
@@ -285,18 +248,9 @@ class FileLog:
         for merge in self._merges:
             callback(merge)
 
-    def get(self, sha: str, probe: Callable[[str], Commit | None] | None = None) -> Commit | None:
-        """The commit, reading git's output until it has arrived whole (None if it never does).
-
-        While git is busy (nothing to read for a moment) `probe` may answer instead: it is
-        asked once per commit and its answer (a commit that added the file) is kept."""
+    def get(self, sha: str) -> Commit | None:
+        """The commit, reading git's output until it has arrived whole (None if it never does)."""
         while sha not in self._commits and not self._eof:
-            if probe is not None and sha not in self._probed and not self._readable(0.002):
-                self._probed.add(sha)
-                made = probe(sha)
-                if made is not None:
-                    self._commits[sha] = made
-                    break
             self._read()
         return self._commits.get(sha)
 
@@ -305,12 +259,6 @@ class FileLog:
         while self.tip is None and not self._eof:
             self._read()
         return self.tip
-
-    def _readable(self, timeout: float) -> bool:
-        proc = self._proc
-        if proc is None:
-            return True
-        return bool(select.select([proc.fileno()], [], [], timeout)[0])
 
     def _read(self) -> None:
         proc = self._proc
@@ -331,8 +279,6 @@ class FileLog:
             commit = parse_record(record)
             if self.tip is None:
                 self.tip = commit.sha
-            if commit.sha in self._commits:
-                continue  # answered by a probe
             self._commits[commit.sha] = commit
             if len(commit.parents) > 1:
                 self._merges.append(commit)

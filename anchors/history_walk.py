@@ -287,16 +287,12 @@ class Walker:
         # The first listed commit is the tip of the simplified history; REV itself may not have
         # touched the file, in which case its content is the tip's.
         stack: list[tuple[str, State]] = [(tip, state)]
-
-        def added(sha: str) -> Commit | None:
-            return self.blobs.creation(sha, path)
-
         while stack:
             sha, cur = stack.pop()
             if (sha, path) in visited:
                 continue
             visited.add((sha, path))
-            commit = log.get(sha, added)
+            commit = log.get(sha)
             if commit is None:
                 continue
             if len(commit.parents) > 1:
