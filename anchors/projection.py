@@ -178,13 +178,14 @@ class Projection:
         for op, _ in new_ops:
             for rid in targets_of(op):
                 row = db.execute(
-                    "SELECT clock, part, op_id FROM op_index WHERE target=? "
-                    "ORDER BY clock DESC, part DESC, op_id DESC LIMIT 1",
+                    "SELECT o.clock, p.name FROM op_index o JOIN parts p ON p.no = o.part "
+                    "WHERE o.target=? ORDER BY o.clock DESC, p.name DESC LIMIT 1",
                     (rid,),
-                ).get
-                if row is not None and tuple(row) > op.key:
+                ).fetchone()
+                if row is not None and tuple(row) > (op.clock, op.part):
                     conflicted.add(rid)
-        db.executemany("INSERT INTO op_index VALUES (?,?,?,?,?)", _index_rows(new_ops))
+        numbers = _part_numbers(db, {op.part for op, _ in new_ops})
+        db.executemany("INSERT INTO op_index VALUES (?,?,?,?)", _index_rows(new_ops, numbers))
         fresh = [(op, off) for op, off in new_ops]
         if conflicted:
             # Close over supersede links: a refolded record drags the records it is linked to.
@@ -193,7 +194,9 @@ class Projection:
             while pending:
                 rid = pending.pop()
                 for row in db.execute(
-                    "SELECT part, offset FROM op_index WHERE target=?", (rid,)
+                    "SELECT p.name, o.offset FROM op_index o JOIN parts p ON p.no = o.part "
+                    "WHERE o.target=?",
+                    (rid,),
                 ).fetchall():
                     part, off = str(row[0]), int(row[1])  # type: ignore[arg-type]
                     if (part, off) in located:
@@ -268,7 +271,7 @@ class Projection:
             # Secondary indexes are built once at the end, from sorted data, rather than kept up to
             # date row by row; nothing the replay runs reads them (lookups go by the unique id).
             deferred = _drop_indexes(db)
-            count, max_key = self._replay(db, parts, sizes, quarantine, issues)
+            count = self._replay(db, parts, sizes, quarantine, issues)
             self._reindex(db, None)
             for sql in deferred:
                 db.execute(sql)
@@ -294,11 +297,22 @@ class Projection:
         quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
         keep: Callable[[Op], bool] | None = None,
-    ) -> tuple[int, tuple[int, str, str]]:
+    ) -> int:
+        """Replay the whole log into an empty projection `db`; return the number of ops read."""
+        from anchors.operations import parse_line
+
+        lines = self.oplog.lines
+
         def stream(part: str) -> Iterator[_Entry]:
-            for off, line in self.oplog.lines(part, 0, sizes[part]):
-                op = _parse(line, part, issues)
-                if op is not None and (keep is None or keep(op)):
+            for off, line in lines(part, 0, sizes[part]):
+                try:
+                    op = parse_line(line, verify=False)
+                except OpError as exc:
+                    issues.append(LineIssue(part, 0, "", str(exc)))
+                    continue
+                if op.part != part:
+                    issues.append(LineIssue(part, 0, op.id, f"foreign op from partition {op.part}"))
+                elif keep is None or keep(op):
                     yield op.clock, part, op.id, off, op
 
         # The replay allocates millions of short-lived, acyclic objects while a batch's worth stay
@@ -306,39 +320,20 @@ class Projection:
         gc_was_on = gc.isenabled()
         gc.disable()
         try:
-            return self._replay_merged(db, parts, stream, quarantine, issues)
+            numbers = _part_numbers(db, parts)
+            count = 0
+            batch: list[_Entry] = []
+            for run in in_replay_order([stream(p) for p in parts]):
+                batch.extend(run)
+                if len(batch) >= REPLAY_BATCH:
+                    self._apply_all(db, batch, numbers, quarantine, issues)
+                    count += len(batch)
+                    batch = []
+            self._apply_all(db, batch, numbers, quarantine, issues)
+            return count + len(batch)
         finally:
             if gc_was_on:
                 gc.enable()
-
-    def _replay_merged(
-        self,
-        db: apsw.Connection,
-        parts: list[str],
-        stream: Callable[[str], Iterator[_Entry]],
-        quarantine: dict[tuple[str, int], dict[str, Any]],
-        issues: list[LineIssue],
-    ) -> tuple[int, tuple[int, str, str]]:
-        import heapq
-
-        # Entries lead with the replay key (clock, partition, id), so the merge compares plain tuples;
-        # two heads never tie on it (partitions differ), so the op itself is never compared.
-        merged = heapq.merge(*(stream(p) for p in parts))
-        count = 0
-        max_key: tuple[int, str, str] = (0, "", "")
-        batch: list[_Entry] = []
-        for entry in merged:
-            batch.append(entry)
-            if len(batch) >= REPLAY_BATCH:
-                self._apply_all(db, batch, quarantine, issues)
-                count += len(batch)
-                max_key = batch[-1][:3]
-                batch = []
-        if batch:
-            self._apply_all(db, batch, quarantine, issues)
-            count += len(batch)
-            max_key = batch[-1][:3]
-        return count, max_key
 
     # -- applying ---------------------------------------------------------------------------
 
@@ -359,6 +354,7 @@ class Projection:
         self,
         db: apsw.Connection,
         batch: list[_Entry],
+        numbers: dict[str, int],
         quarantine: dict[tuple[str, int], dict[str, Any]],
         issues: list[LineIssue],
     ) -> None:
@@ -366,13 +362,14 @@ class Projection:
 
         valid: list[Op] = []
         skipped: list[tuple[str, int, str, str]] = []
-        index_rows: list[tuple[str, str, int, int, str]] = []
+        index_rows: list[tuple[str, int, int, int]] = []
         for clock, part, op_id, offset, op in batch:
+            number = numbers[part]
             if op.type == "supersede":
                 for rid in targets_of(op):
-                    index_rows.append((rid, part, offset, clock, op_id))
+                    index_rows.append((rid, number, offset, clock))
             else:
-                index_rows.append((op.target, part, offset, clock, op_id))
+                index_rows.append((op.target, number, offset, clock))
             if quarantine and (part, offset) in quarantine:
                 continue
             try:
@@ -386,7 +383,7 @@ class Projection:
         if skipped:
             db.executemany("INSERT INTO skipped VALUES (?,?,?,?)", skipped)
         run_plan(db, plan)
-        db.executemany("INSERT INTO op_index VALUES (?,?,?,?,?)", index_rows)
+        db.executemany("INSERT INTO op_index VALUES (?,?,?,?)", index_rows)
 
     def _reindex(self, db: apsw.Connection, touched: set[str] | None) -> None:
         """Rebuild the derived rows (anchors, full-text) for touched records, or for all."""
@@ -478,7 +475,11 @@ class Projection:
         return out
 
     def ops_locations(self, record_id: str) -> list[tuple[str, int]]:
-        rows = self.db.execute("SELECT part, offset FROM op_index WHERE target=?", (record_id,))
+        rows = self.db.execute(
+            "SELECT p.name, o.offset FROM op_index o JOIN parts p ON p.no = o.part "
+            "WHERE o.target=?",
+            (record_id,),
+        )
         return [(r[0], r[1]) for r in rows]
 
     def skipped(self) -> list[LineIssue]:
@@ -504,12 +505,55 @@ def targets_of(op: Op) -> tuple[str, ...]:
     return (op.target,)
 
 
-def _index_rows(ops: list[tuple[Op, int]]) -> list[tuple[str, str, int, int, str]]:
+def in_replay_order(streams: list[Iterator[_Entry]], chunk: int = 64) -> Iterator[list[_Entry]]:
+    """Merge partitions' entries into replay order, yielding it in sorted runs.
+
+    Within a partition clocks strictly increase, so once every partition has been read up to clock
+    H, no entry at or below H is still unread: each round tops up every partition's buffer, takes
+    everything at or below the smallest of the buffers' last clocks, and
+    sorts that (one C sort of many sorted runs instead of a heap step per entry).
+    """
+    import itertools
+    from bisect import bisect_right
+
+    live: list[tuple[Iterator[_Entry], list[_Entry]]] = [(stream, []) for stream in streams]
+    while True:
+        buffers: list[tuple[Iterator[_Entry], list[_Entry]]] = []
+        for stream, buf in live:
+            # Top every buffer up, not only the empty ones: the horizon is the lowest of the
+            # buffers' last clocks, so one short buffer would hold every round back.
+            if len(buf) < chunk:
+                buf.extend(itertools.islice(stream, chunk - len(buf)))
+                if not buf:
+                    continue  # this partition is done
+            buffers.append((stream, buf))
+        if not buffers:
+            return
+        live = buffers
+        # Entries compare as (clock, partition, ...): every partition name sorts below U+FFFF.
+        horizon = (min(buf[-1][0] for _, buf in live), "\uffff")
+        run: list[_Entry] = []
+        for _, buf in live:
+            cut = bisect_right(buf, horizon)
+            if cut:
+                run.extend(buf[:cut])
+                del buf[:cut]
+        run.sort()
+        yield run
+
+
+def _index_rows(ops: list[tuple[Op, int]], numbers: dict[str, int]) -> list[tuple[str, int, int, int]]:
     rows = []
     for op, offset in ops:
         for rid in targets_of(op):
-            rows.append((rid, op.part, offset, op.clock, op.id))
+            rows.append((rid, numbers[op.part], offset, op.clock))
     return rows
+
+
+def _part_numbers(db: apsw.Connection, parts: Iterable[str]) -> dict[str, int]:
+    """The number `op_index` stores for each partition, numbering new ones."""
+    db.executemany("INSERT OR IGNORE INTO parts(name) VALUES (?)", [(p,) for p in sorted(parts)])
+    return {str(name): int(no) for no, name in db.execute("SELECT no, name FROM parts")}
 
 
 def _parse(line: bytes, part: str, issues: list[LineIssue]) -> Op | None:

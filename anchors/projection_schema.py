@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Columns of `records`, in Learning field order; list-valued fields are stored as JSON text.
 LIST_FIELDS = ("tags", "anchors", "evidence")
@@ -29,8 +29,11 @@ CREATE TABLE anchors (
 CREATE INDEX anchors_path ON anchors(path);
 CREATE INDEX anchors_record ON anchors(record_id);
 CREATE VIRTUAL TABLE records_fts USING fts5(text, description, tags, tokenize='porter unicode61');
-CREATE TABLE op_index (target TEXT NOT NULL, part TEXT NOT NULL, offset INTEGER NOT NULL,
-  clock INTEGER NOT NULL, op_id TEXT NOT NULL);
+-- Where each record's ops are: one row per (record, op), partitions by number (a log of a million
+-- ops has a million rows here, so they are kept small).
+CREATE TABLE parts (no INTEGER PRIMARY KEY, name TEXT UNIQUE NOT NULL);
+CREATE TABLE op_index (target TEXT NOT NULL, part INTEGER NOT NULL, offset INTEGER NOT NULL,
+  clock INTEGER NOT NULL);
 CREATE INDEX op_index_target ON op_index(target, clock);
 CREATE TABLE forgotten (id TEXT PRIMARY KEY, time TEXT);
 CREATE TABLE store_writes (op_id TEXT PRIMARY KEY, store TEXT, name TEXT, sha256 TEXT, author TEXT,

@@ -108,6 +108,37 @@ def test_one_changed_byte_breaks_the_hash() -> None:
     parse_line(tampered, verify=False)  # still readable when the caller chose not to verify
 
 
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"id":"ab","type":"add"}', "lacks a field: 'target'"),
+        (b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":"1",'
+         b'"time":"t","prev":"","payload":{}}', "wrong type"),
+        (b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":true,'
+         b'"time":"t","prev":"","payload":{}}', "wrong type"),
+        (b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":1,'
+         b'"time":"t","prev":"","payload":[]}', "wrong type"),
+        (b'["not", "an", "op"]', "not an op line"),
+        (b'{"id":"ab","type":', "not valid JSON"),
+    ],
+)
+def test_unverified_parse_still_refuses_malformed_lines(line: bytes, message: str) -> None:
+    with pytest.raises(OpError, match=message):
+        parse_line(line, verify=False)
+
+
+def test_a_second_id_inside_a_verified_line_is_refused() -> None:
+    import hashlib
+
+    op = make_op("add", RID, {"record": record(RID)})
+    # A body that carries its own "id", hashed correctly: JSON's last duplicate key would win.
+    body = canonical({**op.body(), "id": "0" * 64})
+    claimed = hashlib.sha256(body).hexdigest()
+    line = b'{"id":"' + claimed.encode() + b'",' + body[1:] + b"\n"
+    with pytest.raises(OpError, match="does not match its hash"):
+        parse_line(line)
+
+
 def test_ops_written_through_memory_validate_and_chain(repo: Path) -> None:
     mem = Memory.open(repo)
     rec = mem.add("the payment client retries on timeout", category="error")

@@ -183,3 +183,20 @@ def test_sigkill_mid_stream_keeps_every_acknowledged_op(repo: Path) -> None:
     present = {op.target for op in mem.oplog.merged()}
     assert set(acked) <= present
     assert len(mem.list()) == len(present)
+
+
+def test_replay_order_merges_partitions_like_a_full_sort() -> None:
+    from anchors.projection import in_replay_order
+
+    rng = random.Random(3)
+    streams = []
+    for p in range(7):
+        clock, entries = 0, []
+        for n in range(rng.randint(0, 400)):
+            clock += rng.choice([1, 1, 2, 50])  # gaps and equal clocks across partitions
+            entries.append((clock, f"part{p}", f"{n:064x}", n, None))
+        streams.append(entries)
+    runs = list(in_replay_order([iter(s) for s in streams], chunk=16))
+    merged = [entry for run in runs for entry in run]
+    assert merged == sorted(entry for s in streams for entry in s)
+    assert len(runs) > 1
