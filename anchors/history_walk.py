@@ -191,6 +191,41 @@ def _inside(hunk: Hunk, first: int, last: int) -> bool:
     return first < new_start and new_start + new_count - 1 < last
 
 
+def _undo_in_header(
+    patch: Patch, indices: list[int], cur: State
+) -> tuple[bytes, tuple[tuple[int, int], ...]] | None:
+    """The enclosing declarations' text and lines before `patch`, when each of the hunks
+    `indices` lies within one declaration's lines (None otherwise)."""
+    if cur.header is None:
+        return None
+    lines = cur.header.splitlines(keepends=True)
+    parts: list[list[bytes]] = []
+    at = 0
+    for a, b in cur.header_spans:
+        parts.append(lines[at : at + b - a + 1])
+        at += b - a + 1
+    if at != len(lines):
+        return None
+    for index in reversed(indices):
+        _, _, new_start, new_count = patch.hunks[index]
+        for k, (a, b) in enumerate(cur.header_spans):
+            if (new_count == 0 and new_start == b) or (new_count and new_start == b + 1):
+                break  # lines after the declaration (in its body): not part of it
+            if new_count == 0 and a <= new_start < b:
+                parts[k][new_start - a + 1 : new_start - a + 1] = patch.old_lines(index)
+                break
+            if new_count and a <= new_start and new_start + new_count - 1 <= b:
+                parts[k][new_start - a : new_start - a + new_count] = patch.old_lines(index)
+                break
+        else:
+            return None
+    spans: list[tuple[int, int]] = []
+    for (a, _), part in zip(cur.header_spans, parts, strict=True):
+        start = _shift(a, patch.hunks)
+        spans.append((start, start + len(part) - 1))
+    return b"".join(b"".join(part) for part in parts), tuple(spans)
+
+
 def _before_last(hunk: Hunk, last: int) -> bool:
     """Whether a hunk leaves line `last` and everything after it alone."""
     _, _, new_start, new_count = hunk
@@ -342,18 +377,23 @@ class Walker:
 
     def snippet_step(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol before `patch`, without reading or parsing the whole file, when the patch
-        left its last line and its qualifiers' declarations alone: its old lines are its new
-        lines with the hunks undone (a hunk over its first lines, e.g. a changed signature, is
-        undone whole), and they are parsed alone under the enclosing declarations. None when
-        that does not apply or the small source does not parse to the same symbol, ending on
-        the same line (then the whole file is read)."""
+        left its last line alone: its old lines are its new lines with the hunks undone (a hunk
+        over its first lines, e.g. a changed signature, is undone whole), and they are parsed
+        alone under the enclosing declarations (as they were: a hunk within one of those, e.g.
+        a class's new base, is undone there too). None when that does not apply or the small
+        source does not parse to the same symbol, ending on the same line (then the whole file
+        is read)."""
         if cur.header is None or patch.old_blob in (None, "same"):
             return None
         hunks = patch.hunks
         touching: list[int] = []
+        in_header: list[int] = []
         for index, hunk in enumerate(hunks):
-            if any(_overlaps(hunk, a, b + 1) for a, b in cur.header_spans):
-                return None
+            if any(_overlaps(hunk, a, b) for a, b in cur.header_spans):
+                if _overlaps(hunk, cur.start, cur.end + 1):
+                    return None
+                in_header.append(index)
+                continue
             if _overlaps(hunk, cur.start, cur.end + 1):
                 # The last line must stay: it ends the symbol in both versions.
                 if not _before_last(hunk, cur.end):
@@ -361,13 +401,14 @@ class Walker:
                 touching.append(index)
         version, sym = cur.found.version, cur.found.symbol
         new_lines = version.lines[sym.start_line - 1 : sym.end_line]
-        if len(new_lines) != cur.end - cur.start + 1 or not touching:
+        if len(new_lines) != cur.end - cur.start + 1:
             return None
         # The first old line of the region: where a hunk over the first line began.
         old_first = _shift(cur.start, hunks)
-        _, old_count, new_start, _ = hunks[touching[0]]
-        if new_start <= cur.start and not _inside(hunks[touching[0]], cur.start, cur.end):
-            old_first = hunks[touching[0]][0] + (0 if old_count else 1)
+        if touching:
+            old_start, old_count, new_start, _ = hunks[touching[0]]
+            if new_start <= cur.start and not _inside(hunks[touching[0]], cur.start, cur.end):
+                old_first = old_start + (0 if old_count else 1)
         old_lines: list[bytes] = []
         at = cur.start  # the next new-side line to copy
         for index in touching:
@@ -379,8 +420,16 @@ class Walker:
         old_lines += new_lines[at - cur.start :]
         if not old_lines or not old_lines[-1].endswith(b"\n"):
             return None
-        header = cur.header
-        depth = len(cur.header_spans)
+        header, spans = cur.header, cur.header_spans
+        headers = tuple(_shift(h, hunks) for h in cur.headers)
+        spans = tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in spans)
+        if in_header:  # an enclosing declaration changed (e.g. a class's bases): undo it there
+            undone = _undo_in_header(patch, in_header, cur)
+            if undone is None:
+                return None
+            header, spans = undone
+            headers = tuple(a for a, _ in spans)
+        depth = len(spans)
         closer = _CLOSERS.get(language, b"\n}") * depth
         source = header + b"".join(old_lines) + closer
         # Parsed incrementally from the newer snippet: the two differ only in the hunks.
@@ -402,8 +451,8 @@ class Walker:
             Found(hits[0], snippet),
             start,
             old_first + last - first,
-            tuple(_shift(h, hunks) for h in cur.headers),
-            tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in cur.header_spans),
+            headers,
+            spans,
             header,
         )
 
