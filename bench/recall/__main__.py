@@ -1,12 +1,13 @@
 """Recall and context benchmark: quality (recall@5, MRR) and latency. `python -m bench.recall`.
 
 1. Quality: a fresh repository gets the 1,100-learning corpus (bench/recall/dataset.py) through the
-   normal write path; each question of the three sets (100 tuning, 50 held-out, 100 realistic)
-   is asked in three modes (BM25 alone, vectors alone, hybrid). recall@5: the expected learning
-   is in the top 5; MRR: mean of 1/rank within the top 10.
+   normal write path; each question of the four sets (100 tuning, 50 held-out, 100 realistic,
+   100 in the second held-out set) is asked in three modes (BM25 alone, vectors alone, hybrid).
+   recall@5: the expected learning is in the top 5; MRR: mean of 1/rank within the top 10. The
+   second held-out set is also reported per question style (heldout_realistic.py).
 2. Latency at 1,100 and at 100,000 learnings: in-process `recall()` with the model loaded (what
    the MCP server and a warm process pay), p50 and p95 of wall-clock and CPU time over three
-   passes through all 250 questions. The 98,900 extra
+   passes through all 350 questions. The 98,900 extra
    learnings are more generated distractors, written as ops in batches of 5,000 through the same
    validation and scanner; their vectors are real MiniLM vectors of other distractors with small
    noise added (embedding 99k texts on this shared 2-core machine takes ~15 minutes; pass
@@ -79,23 +80,50 @@ def bulk_load(memory: Any, items: list[Learning], batch: int = 5000) -> None:
         )
 
 
-def evaluate(memory: Any, ids: dict[str, str], which: str, mode: str) -> dict[str, float]:
+def evaluate(memory: Any, ids: dict[str, str], which: str, mode: str) -> dict[str, Any]:
+    """recall@5 and MRR (top 10) of one question set in one mode; `ranks` holds each question's
+    rank of its expected learning (0: not in the top 10), in the set's order."""
     from anchors.recall import recall
 
-    hits5 = 0
-    reciprocal = 0.0
-    asked = queries(which)
-    for q in asked:
+    ranks = []
+    for q in queries(which):
         result = recall(
             memory, q.text, k=10, use_vectors=mode != "bm25", use_lexical=mode != "vector"
         )
         ranked = [h.record.id for h in result.hits]
         want = ids.get(q.answer)
-        if want in ranked:
-            rank = ranked.index(want) + 1
-            hits5 += rank <= 5
-            reciprocal += 1.0 / rank
-    return {"recall@5": hits5 / len(asked), "mrr": reciprocal / len(asked), "n": len(asked)}
+        ranks.append(ranked.index(want) + 1 if want in ranked else 0)
+    return {**scores(ranks), "ranks": ranks}
+
+
+def scores(ranks: list[int]) -> dict[str, float]:
+    """recall@5 and MRR from ranks (0: not in the top 10)."""
+    hits5 = sum(1 for r in ranks if 0 < r <= 5)
+    reciprocal = sum(1.0 / r for r in ranks if r > 0)
+    return {"recall@5": hits5 / len(ranks), "mrr": reciprocal / len(ranks), "n": len(ranks)}
+
+
+def by_style(ranks: list[int]) -> dict[str, dict[str, float]]:
+    """The second held-out set's figures per question style (heldout_realistic.style)."""
+    from bench.recall.heldout_realistic import STYLES, style
+
+    return {
+        name: scores([r for i, r in enumerate(ranks) if style(i) == name])
+        for name in dict.fromkeys(STYLES)
+    }
+
+
+def report(prefix: str, name: str, figures: dict[str, dict[str, Any]]) -> None:
+    """Print one set's figures per mode, and per style for the set that has styles."""
+    for mode, r in figures.items():
+        print(f"  {prefix}{name:9s} {mode:6s} recall@5 {r['recall@5']:.2f}  MRR {r['mrr']:.3f}")
+        if name == "heldout_realistic":
+            r["by_style"] = by_style(r["ranks"])
+            for label, f in r["by_style"].items():
+                print(
+                    f"  {prefix}{'':9s} {'':6s}   {label:12s} ({f['n']}) recall@5"
+                    f" {f['recall@5']:.2f}  MRR {f['mrr']:.3f}"
+                )
 
 
 def latencies(memory: Any, mode: str = "hybrid", rounds: int = 3) -> dict[str, float]:
@@ -243,8 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             results[name] = {
                 m: evaluate(memory, ids, name, m) for m in ("bm25", "vector", "hybrid")
             }
-            for mode, r in results[name].items():
-                print(f"  {name:9s} {mode:6s} recall@5 {r['recall@5']:.2f}  MRR {r['mrr']:.3f}")
+            report("", name, results[name])
         # Control: the 100 hand-written targets alone, no generated distractors. The generated
         # ones come from ~40 templates, so they crowd together in embedding space in a way a
         # real memory's notes may not; a method whose gain vanishes here owes it to that.
@@ -255,10 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             results["control"][name] = {
                 m: evaluate(control, control_ids, name, m) for m in ("bm25", "vector", "hybrid")
             }
-            for mode, r in results["control"][name].items():
-                print(
-                    f"  control {name:9s} {mode:6s} recall@5 {r['recall@5']:.2f}  MRR {r['mrr']:.3f}"
-                )
+            report("control ", name, results["control"][name])
         results["latency_small"] = {m: latencies(memory, m) for m in ("bm25", "hybrid")}
         results["context_small"] = context_timing(memory)
         print(f"  latency at {args.size}: {results['latency_small']}")

@@ -243,17 +243,22 @@ def corpus(size: int = 1000, seed: int = 7) -> list[Learning]:
     return items
 
 
-QUESTION_SETS = ("tuning", "held_out", "realistic")
+QUESTION_SETS = ("tuning", "held_out", "realistic", "heldout_realistic")
 
 
 def queries(which: str = "tuning") -> list[Query]:
-    """The 100 tuning questions, the 50 held-out ones, or the 100 realistic ones (realistic.py)."""
+    """The 100 tuning questions, the 50 held-out ones, the 100 realistic ones (realistic.py), or
+    the 100 of the second held-out set, written blind to recall's results (heldout_realistic.py)."""
     if which not in QUESTION_SETS:
         raise ValueError(f"unknown question set {which!r}")
     if which == "realistic":
         from bench.recall.realistic import REALISTIC
 
         return [Query(text, f"t{i:03d}") for i, text in enumerate(REALISTIC)]
+    if which == "heldout_realistic":
+        from bench.recall.heldout_realistic import HELDOUT_REALISTIC
+
+        return [Query(text, f"t{i:03d}") for i, text in enumerate(HELDOUT_REALISTIC)]
     out = []
     for i, (_, _, question, second) in enumerate(TARGETS):
         text = second if which == "held_out" else question
