@@ -34,7 +34,8 @@ t = time.perf_counter()
 p = Projection(d, OpLog(d, "bench@example.com", "ffffff"))
 elapsed = time.perf_counter() - t
 rows = p.db.execute("SELECT count(*) FROM records").get
-print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, rows)
+ru = resource.getrusage(resource.RUSAGE_SELF)
+print(elapsed, ru.ru_maxrss, rows, ru.ru_utime + ru.ru_stime)
 """
 
 
@@ -47,7 +48,9 @@ def bench_replay(authors: int, per_author: int, runs: int) -> dict[str, float]:
     base = Path(tempfile.mkdtemp(prefix="tether-bench-replay-"))
     tether_dir = base / "tether"
     total = write_log(tether_dir / "ops", authors, per_author)
-    times, rss = [], []
+    times: list[float] = []
+    rss: list[float] = []
+    cpu: list[float] = []  # CPU time of the replaying process: less sensitive to other load
     for _ in range(runs):
         for name in ("index.sqlite", "index.sqlite-wal", "index.sqlite-shm"):
             (tether_dir / name).unlink(missing_ok=True)
@@ -55,10 +58,12 @@ def bench_replay(authors: int, per_author: int, runs: int) -> dict[str, float]:
                              capture_output=True, text=True).stdout.split()  # fmt: skip
         times.append(float(out[0]))
         rss.append(int(out[1]) / 1024)
+        cpu.append(float(out[3]))
     size = sum(p.stat().st_size for p in (tether_dir / "ops").iterdir())
     shutil.rmtree(base)
     med = statistics.median(times)
     return {"ops": total, "authors": authors, "seconds": med, "ops_per_s": total / med,
+            "cpu_seconds": statistics.median(cpu), "ops_per_cpu_s": total / statistics.median(cpu),
             "peak_rss_mb": max(rss), "log_mb": size / 1e6}  # fmt: skip
 
 
