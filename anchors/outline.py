@@ -451,12 +451,23 @@ class JavaScriptOutliner(Outliner):
             parts, member = path
             if not parts:  # `module.exports = ...`: the module's own value
                 if value.type == "object":
-                    self.visit_object(value, scope)
+                    self.visit_object(value, (*scope, "exports"))
                     return
                 own = value.child_by_field_name("name") if value.type != "call_expression" else None
                 parts = (self.text(own) or "module.exports",)
             kind = "method" if member else "function"
             if first:
+                if (
+                    value.type == "call_expression"
+                    and len(parts) == 2
+                    and parts[0] == "exports"
+                    and not self.function_depth
+                    and self.wrapped_function(value) is None
+                ):
+                    # `exports.etag = createETagGenerator({weak: false})`: an export made by a
+                    # call is still the module's definition of that name.
+                    self.emit(parts[-1], "function", span, value, (*scope, parts[0]))
+                    return
                 self.value(parts[-1], kind, value, span, (*scope, *parts[:-1]))
                 first = False
             elif value.type in _JS_FUNCTION_VALUES:
@@ -466,8 +477,9 @@ class JavaScriptOutliner(Outliner):
 
     def member_path(self, node: Node) -> tuple[tuple[str, ...], bool] | None:
         """The name an assignment target gives, as parts, and whether it is a member (not a
-        plain variable). `this.`, `prototype`, `module.exports.` and `exports.` are left out:
-        `Foo.prototype.bar` is `Foo.bar` (what a class would call it), `exports.x` is `x`."""
+        plain variable). `this.` and `prototype` are left out: `Foo.prototype.bar` is `Foo.bar`
+        (what a class would call it). The module's exports are `exports`, however reached:
+        `module.exports.x` is `exports.x`; `module.exports` itself gives no parts."""
         parts: list[str] = []
         while True:
             if node.type in ("member_expression", "subscript_expression"):
@@ -493,9 +505,9 @@ class JavaScriptOutliner(Outliner):
         if parts[0] == "this":
             parts = parts[1:]
         elif parts[:2] == ["module", "exports"]:
-            parts, member = parts[2:], False
+            parts, member = (["exports", *parts[2:]] if len(parts) > 2 else []), False
         elif parts[0] == "exports":
-            parts, member = parts[1:], False
+            member = False
         return tuple(p for p in parts if p != "prototype"), member
 
     def call(self, node: Node, scope: tuple[str, ...]) -> None:
@@ -823,11 +835,21 @@ def _java_nested_query() -> Query:
     return Query(grammar("java"), _JAVA_NESTED_QUERY)
 
 
+_JAVA_LOCAL = re.compile(rb"\b(?:class|record|enum|interface)\s+[A-Za-z_$]")
+
+
 class JavaOutliner(Outliner):
-    """Java. Members of anonymous classes are named through where the class is written: in
-    method `m` of `Outer`, `new Runnable() { void run() {} }` gives `Outer.m.run`; in the field
-    `CMP`, `Outer.CMP.compare`; a local class `L` in `m` gives `Outer.m.L.f`; an enum constant
-    with a body, `Op.PLUS.apply`."""
+    """Java. Members of anonymous classes are named through where the class is written: in the
+    field `CMP` of `Outer`, `new Comparator<>() { int compare(...) }` gives `Outer.CMP.compare`;
+    a local class `L` in method `m` gives `Outer.m.L.f`; an enum constant with a body,
+    `Op.PLUS.apply`; with `anonymous_in_methods`, `new Runnable() { void run() {} }` in `m`
+    gives `Outer.m.run`."""
+
+    # Off for now: `tether history`, when a commit deletes two files whose definitions are both
+    # mostly in a new file, takes them for a merge and stops there; anonymous classes with the
+    # same members in each (`read` and `write` of a TypeAdapter) make that happen on a file
+    # rename of gson's history. On once history tries each such file (see docs/anchors.md).
+    anonymous_in_methods = False
 
     containers = frozenset(
         {"program", "class_body", "interface_body", "enum_body", "enum_body_declarations",
@@ -854,7 +876,7 @@ class JavaOutliner(Outliner):
         name = self.text(node.child_by_field_name("name"))
         self.emit(name, "method", span, body, scope)
         if name and body is not None:
-            self.nested(body, (*scope, name))
+            self.nested(body, (*scope, name), self.anonymous_in_methods)
 
     def field(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
         if not _JAVA_NESTED.search(self.source, node.start_byte, node.end_byte):
@@ -870,10 +892,12 @@ class JavaOutliner(Outliner):
         if body is not None:
             self.visit(body, (*scope, self.text(node.child_by_field_name("name"))), True)
 
-    def nested(self, node: Node, scope: tuple[str, ...]) -> None:
-        """The anonymous and local classes written inside `node` (a method body or a field's
-        value), outermost only: their own members are found by visiting them."""
-        if not _JAVA_NESTED.search(self.source, node.start_byte, node.end_byte):
+    def nested(self, node: Node, scope: tuple[str, ...], anonymous: bool = True) -> None:
+        """The anonymous (with `anonymous`) and local classes written inside `node` (a method
+        body or a field's value), outermost only: their own members are found by visiting
+        them."""
+        pattern = _JAVA_NESTED if anonymous else _JAVA_LOCAL
+        if not pattern.search(self.source, node.start_byte, node.end_byte):
             return
         from tree_sitter import QueryCursor
 
@@ -890,6 +914,8 @@ class JavaOutliner(Outliner):
             if start < reached:  # inside one already taken
                 continue
             reached = end
+            if label == "anonymous" and not anonymous:
+                continue  # neither it nor what it holds
             if label == "anonymous":
                 self.visit(inner, scope, True)
             else:

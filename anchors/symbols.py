@@ -238,7 +238,11 @@ def find_symbol(symbols: list[Symbol], name: str) -> Symbol | None:
     matches = [s for s in symbols if _without_count(s.name) == wanted]
     if params is not None:
         typed = [s for s in matches if _parameter_types(s.signature) == params]
-        return typed[0] if typed else None
+        if typed:
+            return typed[0]
+        if params:
+            return None
+        # `f()` with no zero-parameter overload (Python's `self`): the call spelling of `f`.
     if matches:
         return matches[0]
     dropped = [s for s in symbols if alias_key(s.name)[0] == wanted]
