@@ -388,6 +388,7 @@ class Walker:
         hunks = patch.hunks
         touching: list[int] = []
         in_header: list[int] = []
+        open_end = False
         for index, hunk in enumerate(hunks):
             if any(_overlaps(hunk, a, b) for a, b in cur.header_spans):
                 if _overlaps(hunk, cur.start, cur.end + 1):
@@ -395,9 +396,12 @@ class Walker:
                 in_header.append(index)
                 continue
             if _overlaps(hunk, cur.start, cur.end + 1):
-                # The last line must stay: it ends the symbol in both versions.
+                # A hunk over the last line: where the old symbol ended is known only from
+                # the lines after it, which Python's indentation tells (checked below).
                 if not _before_last(hunk, cur.end):
-                    return None
+                    if language != "python":
+                        return None
+                    open_end = True
                 touching.append(index)
         version, sym = cur.found.version, cur.found.symbol
         new_lines = version.lines[sym.start_line - 1 : sym.end_line]
@@ -405,10 +409,14 @@ class Walker:
             return None
         # The first old line of the region: where a hunk over the first line began.
         old_first = _shift(cur.start, hunks)
+        first_kept = True
         if touching:
             old_start, old_count, new_start, _ = hunks[touching[0]]
             if new_start <= cur.start and not _inside(hunks[touching[0]], cur.start, cur.end):
                 old_first = old_start + (0 if old_count else 1)
+                first_kept = False
+        if open_end and not first_kept:
+            return None
         old_lines: list[bytes] = []
         at = cur.start  # the next new-side line to copy
         for index in touching:
@@ -438,23 +446,42 @@ class Walker:
         first = header.count(b"\n") + 1
         last = first + len(old_lines) - 1
         hits = [s for s in snippet.symbols if s.name == cur.found.name]
-        if (
-            len(hits) != 1
-            or snippet.has_error
-            or hits[0].start_line < first
-            or hits[0].end_line != last
-        ):
+        if len(hits) != 1 or snippet.has_error:
             return None
-        start = old_first + hits[0].start_line - first
+        hit = hits[0]
+        if hit.start_line < first or (first_kept and hit.start_line != first):
+            return None
+        if open_end:
+            end_hunk = hunks[touching[-1]]
+            after = end_hunk[2] + end_hunk[3] if end_hunk[3] else end_hunk[2] + 1
+            indent = snippet.lines[hit.start_line - 1]
+            indent = indent[: len(indent) - len(indent.lstrip(b" \t"))]
+            if hit.end_line > last or not self._closes(patch, after, indent):
+                return None
+        elif hit.end_line != last:
+            return None
         return State(
             cur.path,
-            Found(hits[0], snippet),
-            start,
-            old_first + last - first,
+            Found(hit, snippet),
+            old_first + hit.start_line - first,
+            old_first + hit.end_line - first,
             headers,
             spans,
             header,
         )
+
+    def _closes(self, patch: Patch, line: int, indent: bytes) -> bool:
+        """Whether the first code line from `line` on in the patch's new file (unchanged, so
+        the same in the old one) is indented no deeper than `indent`: then a Python definition
+        at `indent` ended before it in both versions."""
+        if not patch.new_blob:
+            return False
+        for text in self.blobs.raw(patch.new_blob).split(b"\n")[line - 1 :]:
+            code = text.lstrip(b" \t")
+            if not code.strip() or code.startswith(b"#"):
+                continue
+            return indent.startswith(text[: len(text) - len(code)])
+        return True
 
     def locate(
         self, target: Found, old: Version, new: Version | None, patch: Patch | None = None
