@@ -184,7 +184,7 @@ class Version:
         else:
             raw = source[start:end]
         text = raw.decode("utf-8", "replace")
-        if own_name:
+        if own_name and own_name in text:
             text = re.sub(rf"(?<![\w$]){re.escape(own_name)}(?![\w$])", "<self>", text)
         text = "".join(text.replace("\\n", " ").split())
         self._flats[key] = text

@@ -327,9 +327,11 @@ class MergeDiffs:
     def prefetch(self, merge: Commit) -> None:
         """Ask for the diffs of a merge against each of its parents."""
         for parent in merge.parents:
-            self._ask(merge.sha, parent)
+            self._ask(merge.sha, parent, flush=False)
+        if self._proc is not None and self._proc.stdin is not None:
+            self._proc.stdin.flush()
 
-    def _ask(self, commit: str, parent: str) -> int:
+    def _ask(self, commit: str, parent: str, flush: bool = True) -> int:
         key = (commit, parent)
         index = self._asked.get(key)
         if index is not None:
@@ -352,7 +354,8 @@ class MergeDiffs:
         index = self._asked[key] = len(self._asked)
         # A line that is not an object name is echoed back after the diff: the end marker.
         self._proc.stdin.write(f"{commit} {parent}\n".encode() + self._END + b"\n")
-        self._proc.stdin.flush()
+        if flush:
+            self._proc.stdin.flush()
         return index
 
     def _take(self) -> None:
