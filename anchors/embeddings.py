@@ -303,14 +303,7 @@ class VectorCache:
         texts were embedded. `progress`, if given, is called with the number done so far."""
         have = self.hashes()
         todo = [(rid, text) for rid, text in wanted.items() if have.get(rid) != text_hash(text)]
-        gone = [rid for rid in have if rid not in wanted]
-        if gone:
-            self._generation += 1
-            with self._writing():
-                count, total = self._sum()
-                for rid in gone:
-                    count, total = self._delete(rid, count, total)
-                self._put_sum(count, total)
+        self.discard([rid for rid in have if rid not in wanted])
         done = 0
         for start in range(0, len(todo), batch):
             chunk = todo[start : start + batch]
@@ -321,6 +314,18 @@ class VectorCache:
                 progress(done)
         self._rebase_bits()
         return done
+
+    def discard(self, record_ids: Sequence[str]) -> None:
+        """Drop these records' vectors (retired or forgotten learnings)."""
+        if not record_ids:
+            return
+        self._generation += 1
+        with self._writing():
+            count, total = self._sum()
+            for rid in record_ids:
+                count, total = self._delete(rid, count, total)
+            self._put_sum(count, total)
+        self._rebase_bits()
 
     def _delete(self, record_id: str, count: int, total: Any) -> tuple[int, Any]:
         """Delete one record's rows; returns the running (count, sum) without its vector."""

@@ -246,6 +246,10 @@ class Projection:
     def _op_before(self, part: str, offset: int) -> str:
         return _id_before(self.oplog, part, offset)
 
+    def reset(self, reason: str) -> RefreshResult:
+        """Rebuild from the log now: after the log was rewritten in place (`tether gc`)."""
+        return self._swap_rebuild(reason)
+
     def _swap_rebuild(self, reason: str) -> RefreshResult:
         with contextlib.suppress(apsw.Error):
             self.db.close()

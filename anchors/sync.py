@@ -21,9 +21,11 @@ from anchors.memory import Memory
 from anchors.operations import OpError, parse_line, texts_of
 from anchors.oplog import PART_SUFFIX, valid_part_name
 from anchors.projection import QUARANTINE_FILE
+from anchors.redact import forgotten_in, is_redacted, record_of, same_op_or_redaction
 from anchors.scanner import scan_text
 
 REF = "refs/tether/log"
+GC_STATE = "gc.json"  # written by `tether gc` until its rewritten ref is pushed
 OPS_TREE = "ops"
 MAX_ATTEMPTS = 5
 
@@ -41,6 +43,8 @@ class SyncReport:
     forks: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # problems with remote content, one line each
     quarantined: list[str] = field(default_factory=list)
+    redactions_adopted: int = 0  # ops whose words a teammate's `tether gc` removed
+    history_rewritten: bool = False  # the push replaced the remote's history (after a gc)
     pushed: bool = False
     attempts: int = 0
     commit: str = ""
@@ -139,12 +143,19 @@ def _hash_local(memory: Memory) -> dict[str, str]:
 
 
 def publish(
-    memory: Memory, remote_commit: str = "", overrides: dict[str, str] | None = None
+    memory: Memory,
+    remote_commit: str = "",
+    overrides: dict[str, str] | None = None,
+    *,
+    keep_local: bool = True,
+    keep_remote: bool = True,
 ) -> str:
     """Commit the local partitions onto `refs/tether/log`; return the ref's commit.
 
     With `remote_commit`, the result also descends from it; when the union equals the remote's
     tree the ref simply moves to the remote commit, so rounds with nothing new make no commits.
+    `keep_local` / `keep_remote` false leave that side's history out of the new commit's parents:
+    after a gc, history that still holds redacted words must not stay reachable.
     """
     root = memory.root
     with memory.oplog.lock():
@@ -163,17 +174,37 @@ def publish(
             if current != remote_commit:
                 git.run(["update-ref", REF, remote_commit], root)
             return remote_commit
-        if current and _tree_of(root, current) == tree and not remote_commit:
+        if current and keep_local and _tree_of(root, current) == tree and not remote_commit:
             return current
-        parents = [p for p in (current, remote_commit) if p]
-        if current and remote_commit and _is_ancestor(root, current, remote_commit):
-            parents = [remote_commit]
+        current_parent = current if keep_local else ""
+        remote_parent = remote_commit if keep_remote else ""
+        parents = [p for p in (current_parent, remote_parent) if p]
+        if current_parent and remote_parent and _is_ancestor(root, current_parent, remote_parent):
+            parents = [remote_parent]
         args = ["commit-tree", tree, "-m", f"tether: {len(parts)} partitions"]
         for parent in dict.fromkeys(parents):
             args += ["-p", parent]
         commit = git.out(args, root, env=_commit_env(memory))
         git.run(["update-ref", REF, commit, current], root)
         return commit
+
+
+def rewrite_ref(memory: Memory) -> str:
+    """Point `refs/tether/log` at one new commit without parents holding the local partitions
+    (`tether gc`), and forget the copies of remotes' refs, which still hold the old history."""
+    root = memory.root
+    with memory.oplog.lock():
+        parts = _hash_local(memory)
+        if not parts:
+            return ""
+        tree = _write_tree(root, parts)
+        message = f"tether gc: {len(parts)} partitions"
+        commit = git.out(["commit-tree", tree, "-m", message], root, env=_commit_env(memory))
+        git.run(["update-ref", REF, commit], root)
+    tracking = git.out(["for-each-ref", "--format=%(refname)", "refs/tether/remotes/"], root)
+    for ref in tracking.split():
+        git.run(["update-ref", "-d", ref], root)
+    return commit
 
 
 def _tree_of(root: Path, commit: str) -> str:
@@ -218,9 +249,15 @@ def _safe_remote(remote: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in remote)[:100]
 
 
-def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str, str]:
-    """Take remote partitions that extend local ones. Returns overrides for the merged tree
-    (forked partitions keep the remote's version on the ref: left alone on both sides)."""
+@dataclass
+class _Imported:
+    overrides: dict[str, str]  # forked partitions keep the remote's version on the ref
+    remote_has_redacted_words: bool = False  # the remote still holds what our gc removed
+
+
+def _import(memory: Memory, remote_commit: str, report: SyncReport) -> _Imported:
+    """Take remote partitions that extend local ones, and redactions a teammate's gc made to ops
+    we hold. Forked partitions are reported and left alone on both sides."""
     root = memory.root
     remote_parts = read_ref_partitions(root, remote_commit)
     local_parts = set(memory.oplog.parts())
@@ -235,6 +272,8 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str,
     fetch = [sha for name, sha in wanted.items() if local_shas.get(name) != sha]
     blobs = _blobs(root, sorted(set(fetch)))
     quarantine: list[dict[str, Any]] = []
+    result = _Imported(overrides)
+    forgotten = _forgotten(memory, blobs.values())
     for name, sha in sorted(wanted.items()):
         if local_shas.get(name) == sha:
             continue
@@ -247,26 +286,81 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> dict[str,
         local_bytes = local_bytes[: local_bytes.rfind(b"\n") + 1]
         if remote_bytes.startswith(local_bytes):
             new = remote_bytes[len(local_bytes) :]
-            if not new:
-                continue
-            count = _check_new(memory.tether_dir, name, local_bytes, new, report, quarantine)
-            memory.oplog.append_raw(name, new)
-            report.imported_ops += count
-            report.imported_parts.append(name)
         elif local_bytes.startswith(remote_bytes):
             continue  # we are ahead; the push carries it
         else:
-            report.forks.append(
-                f"partition {name}: local and remote histories diverge; left alone on both sides"
-            )
-            overrides[name] = sha
+            merged = _reconcile(local_bytes, remote_bytes, forgotten)
+            if merged is None:
+                report.forks.append(
+                    f"partition {name}: local and remote histories diverge; left alone on both sides"
+                )
+                overrides[name] = sha
+                continue
+            common, new, adopted, remote_words = merged
+            result.remote_has_redacted_words |= remote_words
+            if adopted:
+                from anchors.gc import rewrite_partition
+
+                rewrite_partition(path, common)
+                report.redactions_adopted += adopted
+            local_bytes = common
+        if not new:
+            continue
+        count = _check_new(
+            memory.tether_dir, name, local_bytes, new, report, quarantine, forgotten
+        )
+        memory.oplog.append_raw(name, new)
+        report.imported_ops += count
+        report.imported_parts.append(name)
     if quarantine:
         qpath = memory.tether_dir / QUARANTINE_FILE
         with open(qpath, "ab") as fh:
             for entry in quarantine:
                 fh.write((json.dumps(entry, sort_keys=True) + "\n").encode())
         report.quarantined.extend(f"{e['op'][:12]} ({e['reason']})" for e in quarantine)
-    return overrides
+    return result
+
+
+def _forgotten(memory: Memory, blobs: Any) -> set[str]:
+    """Learnings forgotten here or by an intact forget op in what was fetched: the only ones whose
+    ops may arrive redacted."""
+    from anchors.gc import forgotten_ids
+
+    out = forgotten_ids(memory)
+    for data in blobs:
+        if b'"type":"forget"' in data:
+            out |= forgotten_in(data.split(b"\n"))
+    return out
+
+
+def _reconcile(
+    local: bytes, remote: bytes, forgotten: set[str]
+) -> tuple[bytes, bytes, int, bool] | None:
+    """Two copies of a partition that differ only where one side's gc redacted ops: (the common
+    lines with every redaction applied, the remote's lines beyond ours, how many redactions we
+    took, whether the remote still holds words we removed); None when they are not one history."""
+    ours, theirs = local.split(b"\n")[:-1], remote.split(b"\n")[:-1]
+    n = min(len(ours), len(theirs))
+    merged: list[bytes] = []
+    adopted = 0
+    remote_words = False
+    for a, b in zip(ours[:n], theirs[:n], strict=True):
+        try:
+            order = same_op_or_redaction(a, b)
+        except OpError:
+            return None
+        if order == -1:  # theirs is the redaction of ours
+            if record_of(parse_line(b, verify=False)) not in forgotten:
+                return None
+            adopted += 1
+            merged.append(b)
+        else:
+            remote_words |= order == 1
+            merged.append(a)
+    merged.extend(ours[n:])
+    tail = theirs[n:]
+    common = b"".join(line + b"\n" for line in merged)
+    return common, b"".join(line + b"\n" for line in tail), adopted, remote_words
 
 
 def _check_new(
@@ -276,8 +370,10 @@ def _check_new(
     new: bytes,
     report: SyncReport,
     quarantine: list[dict[str, Any]],
+    forgotten: set[str],
 ) -> int:
-    """Verify and scan ops arriving from a teammate; failures are quarantined, never applied."""
+    """Verify and scan ops arriving from a teammate; failures are quarantined, never applied.
+    A redacted op (a teammate's `tether gc`) passes only when its learning was forgotten."""
     last = local.rstrip(b"\n").rsplit(b"\n", 1)[-1] if local else b""
     prev = last[7:71].decode("ascii", "replace") if last else ""
     count = 0
@@ -290,12 +386,15 @@ def _check_new(
         try:
             op = parse_line(line, verify=True)
         except OpError as exc:
-            report.skipped.append(f"{part} line {number}: {exc}")
-            if claimed:
-                quarantine.append(
-                    {"op": claimed, "part": part, "offset": where, "reason": "bad-hash"}
-                )
-            continue
+            redacted = _redaction_or_none(line, claimed, forgotten)
+            if redacted is None:
+                report.skipped.append(f"{part} line {number}: {exc}")
+                if claimed:
+                    quarantine.append(
+                        {"op": claimed, "part": part, "offset": where, "reason": "bad-hash"}
+                    )
+                continue
+            op = redacted
         if op.part != part:
             report.skipped.append(f"{part} line {number}: foreign op from {op.part}")
             quarantine.append({"op": op.id, "part": part, "offset": where, "reason": "foreign"})
@@ -314,6 +413,16 @@ def _check_new(
     return count
 
 
+def _redaction_or_none(line: bytes, claimed: str, forgotten: set[str]) -> Any:
+    try:
+        op = parse_line(line, verify=False)
+    except OpError:
+        return None
+    if op.id == claimed and is_redacted(op) and record_of(op) in forgotten:
+        return op
+    return None
+
+
 def sync(memory: Memory, remote: str | None = None) -> SyncReport:
     """Fetch, union, push; retry when another push wins the race."""
     root = memory.root
@@ -323,11 +432,26 @@ def sync(memory: Memory, remote: str | None = None) -> SyncReport:
         report.attempts = attempt
         remote_commit = _fetch(memory, remote)
         report.fetched = True
-        overrides: dict[str, str] = {}
+        imported = _Imported({})
+        adopted_before = report.redactions_adopted
         if remote_commit:
             with memory.oplog.lock():
-                overrides = _import(memory, remote_commit, report)
-        commit = publish(memory, remote_commit, overrides)
+                imported = _import(memory, remote_commit, report)
+        # After a gc (ours, or one whose redactions we just took), history that still holds the
+        # removed words must not stay reachable from the new commit.
+        gc_pending = (memory.tether_dir / GC_STATE).exists()
+        keep_local = report.redactions_adopted == adopted_before
+        if gc_pending or not keep_local:
+            # Ops about a forgotten learning that arrived or were written since: redacted too.
+            from anchors.gc import forgotten_ids, redact_log
+
+            memory.refresh()
+            with memory.oplog.lock():
+                redact_log(memory, forgotten_ids(memory))
+        keep_remote = not imported.remote_has_redacted_words
+        commit = publish(
+            memory, remote_commit, imported.overrides, keep_local=keep_local, keep_remote=keep_remote
+        )
         report.commit = commit
         if not commit:
             memory.refresh()
@@ -335,10 +459,19 @@ def sync(memory: Memory, remote: str | None = None) -> SyncReport:
         if commit == remote_commit:
             memory.refresh()
             return report
-        proc = git.run(["push", "-q", remote, f"{commit}:{REF}"], root, check=False)
+        push = ["push", "-q", remote, f"{commit}:{REF}"]
+        rewrite = bool(remote_commit) and not _is_ancestor(root, remote_commit, commit)
+        if rewrite:
+            # Only a gc replaces history; the lease makes a teammate's push in between lose
+            # nothing: the push fails, and the next round takes their ops first.
+            push.insert(2, f"--force-with-lease={REF}:{remote_commit}")
+        proc = git.run(push, root, check=False)
         if proc.returncode == 0:
             report.pushed = True
+            report.history_rewritten = rewrite
             git.run(["update-ref", remote_tracking_ref(_safe_remote(remote)), commit], root)
+            if gc_pending:
+                (memory.tether_dir / GC_STATE).unlink(missing_ok=True)
             memory.refresh()
             return report
         err = proc.stderr.decode("utf-8", "replace")

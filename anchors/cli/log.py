@@ -32,13 +32,16 @@ def cmd_log(args: argparse.Namespace) -> int:
         if report is not None:
             doc["verify"] = {
                 "ok": report.ok, "partitions": report.parts, "ops": report.ops,
-                "issues": [i.__dict__ for i in report.issues],
+                "redacted": report.redacted, "issues": [i.__dict__ for i in report.issues],
             }  # fmt: skip
         print_json(doc)
         return EXIT_FINDINGS if report is not None and not report.ok else 0
     if report is not None:
         if report.ok:
-            print_line(f"ok: {report.ops} ops in {report.parts} partitions, every chain intact")
+            redacted = f" ({report.redacted} redacted by gc)" if report.redacted else ""
+            print_line(
+                f"ok: {report.ops} ops in {report.parts} partitions, every chain intact{redacted}"
+            )
         for issue in report.issues:
             where = f"line {issue.line}" if issue.line else "end"
             what = f"op {issue.op_id[:16]}" if issue.op_id else "a line"
