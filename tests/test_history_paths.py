@@ -1,0 +1,252 @@
+"""`tether history`'s quick paths give the answers of the slow ones: the small source built from a
+diff instead of the whole parent file, the walk that stops where the file was added, the move
+search over the files that name the symbol, the CLI's own argument reading, git through pipes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from anchors import history_walk
+from anchors.cli.history import fast_args
+from anchors.cli.main import main
+from anchors.gitpipe import GitProcess, run_git
+from anchors.history import symbol_history
+from anchors.history_git import BlobReader, FileLog, file_diffs
+from tests.test_history import Repo, changes
+
+
+def _whole_file_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record the blobs the walk parses as whole files (the slow path of a step)."""
+    seen: list[str] = []
+    original = BlobReader.version
+
+    def version(self: BlobReader, blob: str, language: str, base: object = None) -> object:
+        seen.append(blob)
+        return original(self, blob, language, base)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BlobReader, "version", version)
+    return seen
+
+
+def _blob(repo: Repo, rev: str, path: str) -> str:
+    return repo.git("rev-parse", f"{rev}:{path}")
+
+
+CLASS = """class Client(Base):
+    def other(self):
+        return 1
+
+    def send(self, request):
+        data = request.body
+        return data
+"""
+
+
+def test_signature_and_class_header_changes_need_no_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("c.py", CLASS)
+    born = r.commit("client")
+    text = CLASS.replace("return 1", "return 2")
+    r.write("c.py", text)
+    r.commit("other")  # elsewhere: its file is the parent of the next commit's
+    text = text.replace("send(self, request)", "send(self, request, timeout=None)")
+    r.write("c.py", text)
+    signature = r.commit("timeout")
+    r.write("c.py", text.replace("Client(Base)", "Client(Base, Mixin)"))
+    r.commit("mixin")  # the class line only: not a change of send
+    reads = _whole_file_reads(monkeypatch)
+    history = symbol_history(r.path, "c.py", "Client.send")
+    assert changes(history.commits) == [(signature, ("signature",)), (born, ("introduced",))]
+    # Neither commit's parent was read whole: the small source was rebuilt from the diffs.
+    assert _blob(r, f"{signature}^", "c.py") not in reads
+    assert _blob(r, signature, "c.py") not in reads
+
+
+def test_python_hunk_over_the_last_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    y = x\n    return y\n\n\ndef g():\n    return 2\n")
+    born = r.commit("f")
+    r.write("m.py", "def f(x):\n    y = x\n    return y\n\n\ndef g():\n    return 3\n")
+    r.commit("g")
+    r.write("m.py", "def f(x):\n    y = x\n    return y + 1\n\n\ndef g():\n    return 3\n")
+    last = r.commit("last line")
+    reads = _whole_file_reads(monkeypatch)
+    history = symbol_history(r.path, "m.py", "f")
+    assert changes(history.commits) == [(last, ("body",)), (born, ("introduced",))]
+    assert _blob(r, f"{last}^", "m.py") not in reads
+
+
+def test_body_split_off_into_a_new_function_reads_the_whole_file(tmp_path: Path) -> None:
+    """A hunk over the last line that starts a new definition: the lines after it belonged to
+    the old symbol, so the small source cannot say where the old one ended."""
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    a = x\n    b = a * 2\n    c = b\n    return c\n")
+    born = r.commit("f")
+    r.write("m.py", "def f(x):\n    a = x\n    b = a * 2\n    c = b - 1\n    return c\n")
+    tail = r.commit("tail")  # a change of f in the lines _g takes over later
+    r.write(
+        "m.py",
+        "def f(x):\n    a = x\n    return _g(a)\n\n\ndef _g(a):\n    b = a * 2\n"
+        "    c = b - 1\n    return c\n",
+    )
+    split = r.commit("split")
+    history = symbol_history(r.path, "m.py", "f")
+    assert changes(history.commits) == [
+        (split, ("body",)),
+        (tail, ("body",)),
+        (born, ("introduced",)),
+    ]
+    g = symbol_history(r.path, "m.py", "_g")
+    assert changes(g.commits) == [(split, ("introduced",))]
+
+
+def test_a_file_deleted_and_added_again(tmp_path: Path) -> None:
+    """The walk stops at the commit that added the file again (git stops there too)."""
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    return x\n")
+    first = r.commit("f")
+    (r.path / "m.py").unlink()
+    gone = r.commit("gone")
+    r.write("m.py", "def f(x):\n    return x * 2\n")
+    again = r.commit("back")
+    r.write("m.py", "def f(x):\n    return x * 3\n")
+    body = r.commit("body")
+    history = symbol_history(r.path, "m.py", "f")
+    assert changes(history.commits) == [(body, ("body",)), (again, ("introduced",))]
+    log = FileLog(r.path, "HEAD", "m.py")
+    try:  # git did not walk on past the commit that added the file again
+        assert log.get(again) is not None
+        assert log.get(gone) is None and log.get(first) is None
+    finally:
+        log.close()
+
+
+def test_a_move_in_a_commit_touching_many_files(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    for i in range(12):
+        r.write(f"pkg/m{i}.py", f"def helper{i}(x):\n    return x + {i}\n")
+    r.write("pkg/old.py", "def parse_header(line):\n    key, _, value = line.partition(':')\n"
+            "    return key.strip(), value.strip()\n")  # fmt: skip
+    born = r.commit("many")
+    for i in range(12):
+        r.write(f"pkg/m{i}.py", f"def helper{i}(x):\n    return x + {i + 1}\n")
+    r.write("pkg/old.py", "")
+    r.write("pkg/new.py", "def parse_header(line):\n    key, _, value = line.partition(':')\n"
+            "    return key.strip(), value.strip()\n")  # fmt: skip
+    moved = r.commit("move among many edits")
+    history = symbol_history(r.path, "pkg/new.py", "parse_header")
+    assert changes(history.commits) == [(moved, ("move",)), (born, ("introduced",))]
+    assert history.commits[1].path == "pkg/old.py"
+    assert len(list(r.path.glob("pkg/*.py"))) > history_walk.MOVE_SEARCH_FILES
+
+
+def test_file_diffs_one_entry_per_path(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("a.py", "x = 1\n")
+    r.write("dir name/b.py", "y = 1\n")
+    r.write("c.py", "z = 1\n")
+    first = r.commit("one")
+    r.write("a.py", "x = 2\n")
+    r.write("dir name/b.py", "y = 2\n")
+    second = r.commit("two")
+    diffs = file_diffs(r.path, first, second, ["a.py", "dir name/b.py", "c.py"])
+    assert sorted(diffs) == ["a.py", "dir name/b.py"]
+    assert b"+y = 2" in diffs["dir name/b.py"] and b"+x = 2" not in diffs["dir name/b.py"]
+
+
+def test_file_log_stops_where_the_file_was_added(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    for i in range(5):
+        r.write("other.py", f"v = {i}\n")
+        r.commit(f"other {i}")
+    r.write("m.py", "def f():\n    return 1\n")
+    added = r.commit("m")
+    r.write("m.py", "def f():\n    return 2\n")
+    tip = r.commit("edit")
+    log = FileLog(r.path, "HEAD", "m.py")
+    try:
+        assert log.first() == tip
+        commit = log.get(added)
+        assert commit is not None and commit.old_blob is None and commit.parents == []
+    finally:
+        log.close()
+
+
+def test_git_process(tmp_path: Path) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("a.py", "x = 1\n")
+    r.commit("a")
+    out, status = run_git(["rev-parse", "--show-toplevel"], r.path)
+    assert status == 0 and Path(out.decode().strip()).resolve() == r.path.resolve()
+    assert run_git(["rev-parse", "--verify", "-q", "nope"], r.path)[1] != 0
+    cat = GitProcess(["cat-file", "--batch"], r.path, stdin=True)
+    assert cat.stdin is not None
+    cat.stdin.write(b"HEAD:a.py\n")
+    cat.stdin.flush()
+    assert cat.stdout.readline().split()[1] == b"blob"
+    assert cat.close(kill=True) != 0  # stopped, and reaped
+    assert cat.pid is None
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["history", "a.py::f"], ("a.py::f", "HEAD", False, None)),
+        (["history", "a.py::f", "--json", "--rev", "v1"], ("a.py::f", "v1", True, None)),
+        (["-C", "sub", "history", "--rev=v2", "a.py::f"], ("a.py::f", "v2", False, "sub")),
+    ],
+)
+def test_fast_args(words: list[str], expected: tuple[object, ...]) -> None:
+    args = fast_args(words)
+    assert args is not None
+    assert (args.spec, args.rev, args.json, args.directory) == expected
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["history"],
+        ["history", "-h"],
+        ["history", "a.py::f", "b.py::g"],
+        ["history", "a.py::f", "--js"],  # an abbreviation: argparse's to read
+        ["history", "a.py::f", "--rev", "-x"],
+        ["history", "a.py::f", "--rev"],
+        ["log"],
+    ],
+)
+def test_fast_args_leaves_the_rest_to_the_parser(words: list[str]) -> None:
+    assert fast_args(words) is None
+
+
+def test_fast_path_prints_what_the_parser_path_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("src/m.py", "def f(x):\n    return x\n")
+    r.commit("f")
+    r.write("src/m.py", "def f(x):\n    return x + 1\n")
+    r.commit("body")
+    monkeypatch.chdir(r.path / "src")
+    assert main(["history", "m.py::f", "--json"]) == 0
+    fast = capsysbinary.readouterr().out
+    assert main(["history", "m.py::f", "--js"]) == 0  # read by argparse
+    slow = capsysbinary.readouterr().out
+    assert fast == slow
+    document = json.loads(fast)
+    assert document["path"] == "src/m.py" and len(document["commits"]) == 2
+    # Nothing written, no `tether init` needed: the work tree is as it was.
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain", "--ignored"],
+            cwd=r.path,
+            capture_output=True,
+            text=True,
+        ).stdout
+        == ""
+    )
