@@ -52,6 +52,10 @@ class Anchor:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Anchor:
+        # Stored anchors hold only known keys: skip the filtering copy then (10,000 anchors are
+        # loaded for every `tether stale` of a large memory).
+        if data.keys() <= _ANCHOR_FIELDS:
+            return cls(**data)
         return cls(**{k: v for k, v in data.items() if k in _ANCHOR_FIELDS})
 
     def to_dict(self) -> dict[str, Any]:
