@@ -16,7 +16,7 @@ from typing import Any
 
 from anchors import git
 from anchors.audit import record_rejection
-from anchors.errors import SyncError
+from anchors.errors import SyncError, UsageError
 from anchors.memory import Memory
 from anchors.operations import OpError, parse_line, texts_of
 from anchors.oplog import PART_SUFFIX, valid_part_name
@@ -229,7 +229,7 @@ def _fetch(memory: Memory, remote: str) -> str:
     root = memory.root
     remotes = git.out(["remote"], root).split()
     if remote not in remotes and not _looks_like_url(remote):
-        raise SyncError(f"no remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})")
+        raise UsageError(f"no remote named {remote!r} (remotes: {', '.join(remotes) or 'none'})")
     tracking = remote_tracking_ref(_safe_remote(remote))
     proc = git.run(["fetch", "-q", "--no-tags", remote, f"+{REF}:{tracking}"], root, check=False)
     if proc.returncode != 0:
@@ -486,5 +486,5 @@ def sync(memory: Memory, remote: str | None = None) -> SyncReport:
 def _default_remote(root: Path) -> str:
     remotes = git.out(["remote"], root).split()
     if not remotes:
-        raise SyncError("this repository has no remote; add one or pass --remote")
+        raise UsageError("this repository has no remote; add one or pass --remote")
     return "origin" if "origin" in remotes else remotes[0]

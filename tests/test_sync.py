@@ -127,10 +127,10 @@ def test_a_poisoned_op_from_a_teammate_is_quarantined(team: tuple[Path, Path, Pa
 def test_missing_remote_is_a_clear_error(repo: Path, run_tether: RunTether) -> None:
     run_tether(["add", "something"], repo)
     result = run_tether(["sync"], repo)
-    assert result.returncode == 1
+    assert result.returncode == 2  # bad input: nothing to sync with
     assert result.stderr.count("\n") == 1 and "no remote" in result.stderr
     result = run_tether(["sync", "--remote", "nowhere"], repo)
-    assert result.returncode == 1 and "no remote named 'nowhere'" in result.stderr
+    assert result.returncode == 2 and "no remote named 'nowhere'" in result.stderr
     git(repo, "remote", "add", "origin", str(repo.parent / "does-not-exist.git"))
     result = run_tether(["sync"], repo)
     assert result.returncode == 1 and "cannot fetch" in result.stderr
