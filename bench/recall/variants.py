@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     for label, memory in memories.items():
         print(f"\n{label}: recall@5 / MRR")
-        print(f"  {'variant':56s} {'tuning':>13s} {'held-out':>13s} {'realistic':>13s}")
+        print(f"  {'variant':56s} " + " ".join(f"{name:>13s}" for name in QUESTION_SETS))
         for name, variant in VARIANTS:
             if args.only and args.only not in name:
                 continue
