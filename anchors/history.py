@@ -158,6 +158,7 @@ def symbol_history(
     so does `blobs`, a BlobReader already started (both are closed here).
     """
     blobs = blobs or BlobReader(root)
+    walker: Walker | None = None
     try:
         if language_for_path(path) is None:
             raise HistoryError(
@@ -166,13 +167,14 @@ def symbol_history(
         sha = resolve_rev(root, rev, blobs)
         # git walks the file's history while the current version is read and parsed.
         log = log or FileLog(root, sha, path)
+        walker = Walker(root, blobs, git_dir)
+        walker.start_renamed(log, path)
         version = blobs.version_at(sha, path)
         if version is None:
             raise HistoryError(f"{path} does not exist at {rev}")
         target = next((s for s in version.symbols if s.name == symbol), None)
         if target is None:
             raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols))
-        walker = Walker(root, blobs, git_dir)
         walker.walk_file(sha, State.of(path, Found(target, version)), set(), log)
         entries = sorted(walker.entries.values(), key=lambda e: e.timestamp, reverse=True)
         history = History(path=path, symbol=symbol, rev=sha, commits=entries)
@@ -190,6 +192,8 @@ def symbol_history(
             )
         return history
     finally:
+        if walker is not None:
+            walker.close()
         if log is not None:
             log.close()
         blobs.close()

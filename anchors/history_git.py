@@ -254,6 +254,15 @@ class FileLog:
             self._read()
         return self._commits.get(sha)
 
+    def poll(self) -> None:
+        """Take in what git has written so far, without waiting for more."""
+        while self._proc is not None and select.select([self._proc.fileno()], [], [], 0)[0]:
+            self._read()
+
+    def added(self) -> list[Commit]:
+        """The commits read so far that added the file (no merges)."""
+        return [c for c in self._commits.values() if c.old_blob is None and len(c.parents) < 2]
+
     def first(self) -> str | None:
         """The newest commit that touched the file (None: none did)."""
         while self.tip is None and not self._eof:

@@ -255,6 +255,9 @@ class Walker:
         self.boundary: list[str] = []
         # Files the symbol came from (commit before the move, the symbol there), to walk next.
         self.arrivals: list[tuple[str, State, FileLog | None]] = []
+        # Logs started ahead of the walk, by (commit, path), and the renames found for them.
+        self.early: dict[tuple[str, str], FileLog] = {}
+        self.changes: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
 
     def record(self, commit: Commit, kinds: list[str], state: State) -> None:
         if not kinds or commit.sha in self.entries:
@@ -281,10 +284,38 @@ class Walker:
         then through the files it came from (each once its file's walk is over, so that git is
         walking one file's history at a time)."""
         files: list[tuple[str, State, FileLog | None]] = [(rev, state, log)]
-        while files:
-            self._walk_one(*files.pop(), visited)
-            files.extend(reversed(self.arrivals))
-            self.arrivals.clear()
+        try:
+            while files:
+                self._walk_one(*files.pop(), visited)
+                files.extend(reversed(self.arrivals))
+                self.arrivals.clear()
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the logs started ahead that the walk did not use."""
+        for early in self.early.values():
+            early.close()
+        self.early.clear()
+
+    def start_renamed(self, log: FileLog, path: str) -> None:
+        """Start the walk of the file PATH was renamed from, before the walk gets there: when
+        git's log of PATH has already shown the commit that added it (the log stops there),
+        and git's rename detection in that commit names the old file. Both walks then run
+        side by side (the one started here is used if the walk arrives at that file then)."""
+        log.poll()
+        for commit in log.added():
+            parents = self.blobs.parents(commit.sha)
+            if len(parents) != 1:
+                continue
+            changes = self.changes.setdefault(
+                (parents[0], commit.sha), tree_changes(self.root, parents[0], commit.sha)
+            )
+            for status, old_path, new_path in changes:
+                if status.startswith("R") and new_path == path and language_for_path(old_path):
+                    key = (parents[0], old_path)
+                    if key not in self.early:
+                        self.early[key] = FileLog(self.root, parents[0], old_path)
 
     def _walk_one(
         self, rev: str, state: State, log: FileLog | None, visited: set[tuple[str, str]]
@@ -292,7 +323,7 @@ class Walker:
         path = state.path
         language = language_for_path(path) or ""
         given = log is not None
-        log = log or FileLog(self.root, rev, path)
+        log = log or self.early.pop((rev, path), None) or FileLog(self.root, rev, path)
         merges = MergeDiffs(self.root, path)
         try:
             tip = log.first()
@@ -567,7 +598,7 @@ class Walker:
             self.record(commit, ["introduced"], cur)
             return
         parent = parents[0]
-        changes = tree_changes(self.root, parent, sha)
+        changes = self.changes.get((parent, sha)) or tree_changes(self.root, parent, sha)
         # 1. The file was renamed (git's rename detection over the whole commit).
         for status, old_path, new_path in changes:
             if status.startswith("R") and new_path == cur.path:

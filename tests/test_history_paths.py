@@ -250,3 +250,46 @@ def test_fast_path_prints_what_the_parser_path_prints(
         ).stdout
         == ""
     )
+
+
+def test_the_walk_of_a_renamed_file_starts_early(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's log of the current file shows the commit that added it at once; the old file's walk
+    starts then, beside the current one, and is the one the walk reads when it arrives."""
+    r = Repo(tmp_path / "r")
+    r.write("old/m.py", "def f(x):\n    return x\n\n\ndef g():\n    return 1\n")
+    born = r.commit("f")
+    r.write("old/m.py", "def f(x):\n    return x + 1\n\n\ndef g():\n    return 1\n")
+    body = r.commit("body")
+    r.git("mv", "old", "src")
+    moved = r.commit("src layout")
+    r.write("src/m.py", "def f(x):\n    return x + 1\n\n\ndef g():\n    return 2\n")
+    r.commit("g")
+    started: list[FileLog] = []
+    original = history_walk.Walker.start_renamed
+
+    def start_renamed(self: history_walk.Walker, log: FileLog, path: str) -> None:
+        log.get(moved)  # the commit that added src/m.py has come in (so the test is not racy)
+        original(self, log, path)
+        started.extend(self.early.values())
+
+    monkeypatch.setattr(history_walk.Walker, "start_renamed", start_renamed)
+    history = symbol_history(r.path, "src/m.py", "f")
+    assert changes(history.commits) == [
+        (moved, ("file-rename",)),
+        (body, ("body",)),
+        (born, ("introduced",)),
+    ]
+    assert [log.path for log in started] == ["old/m.py"]
+    assert all(log._proc is None for log in started)  # read to the end, or stopped
+    # A symbol born after the rename: the early walk is not needed, and is stopped.
+    r.write(
+        "src/m.py",
+        "def f(x):\n    return x + 1\n\n\ndef g():\n    return 2\n\n\n"
+        "def h(items):\n    return sorted(set(items))\n",
+    )
+    late = r.commit("h")
+    started.clear()
+    assert changes(symbol_history(r.path, "src/m.py", "h").commits) == [(late, ("introduced",))]
+    assert len(started) == 1 and started[0]._proc is None
