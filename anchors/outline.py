@@ -667,6 +667,22 @@ _C_DECLARATOR_WRAPPERS = frozenset(
 )  # fmt: skip
 
 
+_C_LOCAL_TYPE = re.compile(rb"\b(?:class|struct)\s+[A-Za-z_]\w*\s*(?:final\s*)?(?::[^;{]*)?\{")
+
+
+@cache
+def _c_local_query(language: str) -> Query:
+    """Classes and structs with a body, for `COutliner.local_types` (compiled once)."""
+    from tree_sitter import Query
+
+    from anchors.languages import grammar
+
+    pattern = "(struct_specifier body: (_)) @local"
+    if language == "cpp":
+        pattern += " (class_specifier body: (_)) @local"
+    return Query(grammar(language), pattern)
+
+
 _GTEST_MACRO = re.compile(r"[A-Z0-9_]*TEST[A-Z0-9_]*")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
@@ -675,6 +691,8 @@ def cpp_name_parts(text: str) -> list[str]:
     """A C++ name split at its top-level `::` (not those inside template arguments), template
     arguments dropped from the scopes: `ns::Foo<T>::bar` is `["ns", "Foo", "bar"]`, so that an
     out-of-line member of a class template is named like the member in the class."""
+    if "<" not in text and "(" not in text:  # most names: no brackets to keep together
+        return [p.strip() for p in text.split("::") if p.strip()]
     parts: list[str] = []
     depth = 0
     current: list[str] = []
@@ -702,6 +720,8 @@ class COutliner(Outliner):
     construct often throw the parser off for a stretch of a real file, while the definitions in
     that stretch parse (without the names of any namespace or class the error swallowed).
     Google Test's `TEST(Suite, Name)` and `TEST_F(...)` bodies are named `Suite.Name`."""
+
+    language = "c"
 
     containers = frozenset(
         {
@@ -747,6 +767,23 @@ class COutliner(Outliner):
             kind = "class" if kind_node.type == "class_specifier" else "struct"
             self.emit(self.text(declarator), kind, span, body, scope, body)
             return
+        body = node.child_by_field_name("body")
+        if (
+            declarator is not None
+            and declarator.type == "identifier"
+            and body is not None
+            and self.text(declarator) == "namespace"
+        ):
+            # A macro the parser took for a return type, `FMT_END_EXPORT namespace detail {`:
+            # the namespace and what it holds are still found. (An identifier declarator is
+            # otherwise a real function: `void encode BASE64_PARAMS {`.)
+            named = [c for c in node.named_children if c.type == "ERROR"]
+            name = self.text(named[0]) if named else ""
+            if _IDENTIFIER.fullmatch(name):
+                self.emit(name, "module", span, body, scope, body)
+            else:
+                self.visit(body, scope, in_type)
+            return
         while declarator is not None and declarator.type in _C_DECLARATOR_WRAPPERS:
             declarator = declarator.child_by_field_name("declarator") or (
                 declarator.named_children[0] if declarator.named_children else None
@@ -757,7 +794,32 @@ class COutliner(Outliner):
         if not parts:
             return
         kind = "method" if in_type or len(parts) > 1 else "function"
-        self.emit(".".join(parts), kind, span, node.child_by_field_name("body"), scope)
+        self.emit(".".join(parts), kind, span, body, scope)
+        if body is not None:
+            self.local_types(body, (*scope, *parts))
+
+    def local_types(self, body: Node, scope: tuple[str, ...]) -> None:
+        """Classes and structs defined inside a function body (a test's fake `class DataFile`
+        in `NewWritableFile`): `f.DataFile.Sync`."""
+        source, start, end = self.source, body.start_byte, body.end_byte
+        if source.find(b"class ", start, end) < 0 and source.find(b"struct ", start, end) < 0:
+            return
+        if not _C_LOCAL_TYPE.search(source, start, end):
+            return
+        from tree_sitter import QueryCursor
+
+        cursor = QueryCursor(_c_local_query(self.language))
+        cursor.set_byte_range(start, end)
+        found = sorted(
+            (n for nodes in cursor.captures(body).values() for n in nodes),
+            key=lambda n: (n.start_byte, -n.end_byte),
+        )
+        reached = start
+        for inner in found:
+            if inner.start_byte < reached:  # inside one already taken
+                continue
+            reached = inner.end_byte
+            self.dispatch(inner, scope, False, inner)
 
     def test_macro(self, declarator: Node | None) -> str:
         """`Suite.Name` for `TEST(Suite, Name)` (any all-capitals macro with TEST in its name and
@@ -942,6 +1004,10 @@ class JavaOutliner(Outliner):
                 self.dispatch(inner, scope, False, inner)
 
 
+class CppOutliner(COutliner):
+    language = "cpp"
+
+
 OUTLINERS: dict[str, type[Outliner]] = {
     "python": PythonOutliner,
     "javascript": JavaScriptOutliner,
@@ -951,5 +1017,5 @@ OUTLINERS: dict[str, type[Outliner]] = {
     "rust": RustOutliner,
     "java": JavaOutliner,
     "c": COutliner,
-    "cpp": COutliner,
+    "cpp": CppOutliner,
 }

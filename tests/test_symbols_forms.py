@@ -198,6 +198,18 @@ FORMS: list[tuple[str, str, str, dict[str, str]]] = [
      "class Env {\n  class Writer : public File {\n    void Sync() override {}\n  };\n};\n",
      {"Status": "class", "Status.code": "method", "Env": "class", "Env.Writer": "class",
       "Env.Writer.Sync": "method"}),
+    ("cpp-local-class-and-macro-namespace", "cpp",
+     "FMT_END_EXPORT\n\nnamespace detail {\nint f() { return 1; }\n}\n"
+     "class SpecialEnv : public EnvWrapper {\n  Status NewWritableFile(const std::string& f) {\n"
+     "    class DataFile : public WritableFile {\n     public:\n"
+     "      Status Sync() override { return Status::OK(); }\n    };\n    return Status::OK();\n  }\n};\n",
+     {"detail": "module", "detail.f": "function", "SpecialEnv.NewWritableFile": "method",
+      "SpecialEnv.NewWritableFile.DataFile": "class",
+      "SpecialEnv.NewWritableFile.DataFile.Sync": "method"}),
+    ("c-macro-parameter-list", "c",
+     "void\nbase64_stream_encode_plain BASE64_ENC_PARAMS\n{\n  return;\n}\n"
+     "void g(void) { struct stat st; struct P { int x; } p; }\n",
+     {"base64_stream_encode_plain": "function", "g": "function", "g.P": "struct"}),
     ("cpp-gtest", "cpp",
      "TEST(printf_test, basic) { EXPECT_EQ(1, 1); }\nTEST_F(DBTest, Empty) {}\n",
      {"printf_test.basic": "function", "DBTest.Empty": "function"}),
