@@ -446,7 +446,9 @@ class Walker:
             if new_start <= cur.start and not _inside(hunks[touching[0]], cur.start, cur.end):
                 old_first = old_start + (0 if old_count else 1)
                 first_kept = False
-        if open_end and not first_kept:
+        # A hunk over the first lines: the line above it (unchanged) must not be a decorator or
+        # an attribute, which would have belonged to the old definition too.
+        if not first_kept and not self._free_above(patch, hunks[touching[0]][2]):
             return None
         old_lines: list[bytes] = []
         at = cur.start  # the next new-side line to copy
@@ -500,6 +502,19 @@ class Walker:
             spans,
             header,
         )
+
+    def _free_above(self, patch: Patch, line: int) -> bool:
+        """Whether the line above `line` in the patch's new file is not a decorator, annotation
+        or attribute (nor the file's start)."""
+        if line <= 1:
+            return True
+        if not patch.new_blob:
+            return False
+        lines = self.blobs.raw(patch.new_blob).split(b"\n", line - 1)
+        if len(lines) < line:
+            return False
+        above = lines[line - 2].lstrip(b" \t")
+        return not above.startswith((b"@", b"#["))
 
     def _closes(self, patch: Patch, line: int, indent: bytes) -> bool:
         """Whether the first code line from `line` on in the patch's new file (unchanged, so

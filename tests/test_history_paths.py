@@ -293,3 +293,17 @@ def test_the_walk_of_a_renamed_file_starts_early(
     started.clear()
     assert changes(symbol_history(r.path, "src/m.py", "h").commits) == [(late, ("introduced",))]
     assert len(started) == 1 and started[0]._proc is None
+
+
+def test_python_hunks_over_both_ends(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    r = Repo(tmp_path / "r")
+    r.write("m.py", "def f(x):\n    y = x\n    return y\n\n\ndef g():\n    return 2\n")
+    born = r.commit("f")
+    r.write("m.py", "def f(x):\n    y = x\n    return y\n\n\ndef g():\n    return 3\n")
+    r.commit("g")
+    r.write("m.py", "def f(x, k=1):\n    y = x\n    return y * k\n\n\ndef g():\n    return 3\n")
+    both = r.commit("signature and last line")
+    reads = _whole_file_reads(monkeypatch)
+    history = symbol_history(r.path, "m.py", "f")
+    assert changes(history.commits) == [(both, ("body", "signature")), (born, ("introduced",))]
+    assert _blob(r, f"{both}^", "m.py") not in reads
