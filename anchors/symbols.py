@@ -209,7 +209,11 @@ def _make_symbol(
     end_row, end_col = node.end_point
     # A node that ends at column 0 ends with the previous line's newline.
     end_line = end_row if end_col == 0 and end_row > begin.start_point[0] else end_row + 1
-    return Symbol(
+    # The frozen dataclass's __init__ sets each field through object.__setattr__, about a
+    # microsecond a symbol: a fifth of the symbol walk of a large repository. Filling the
+    # instance's dict gives the same object (fields, equality, hash) for a quarter of that.
+    symbol = _new_symbol(Symbol)
+    symbol.__dict__.update(
         name=name,
         kind=kind,
         start_line=begin.start_point[0] + 1,
@@ -219,6 +223,10 @@ def _make_symbol(
         body_start=body_start,
         _stream=stream,
     )
+    return symbol
+
+
+_new_symbol = object.__new__
 
 
 def find_symbol(symbols: list[Symbol], name: str) -> Symbol | None:

@@ -361,3 +361,13 @@ def test_find_symbol_refuses_what_is_not_there() -> None:
     assert find_symbol(symbols, "A.m") is not None
     assert alias_key("Foo.prototype.bar") == ("Foo.bar", None)
     assert alias_key("A.m(int, String)") == ("A.m", ("int", "String"))
+
+
+def test_symbols_carry_every_field() -> None:
+    """Symbols are built by filling their dict (see `_make_symbol`): none may be left out."""
+    import dataclasses
+
+    symbol = extract_symbols(b"def f():\n    pass\n", "python")[0]
+    assert {f.name for f in dataclasses.fields(Symbol)} <= set(vars(symbol))
+    assert symbol == dataclasses.replace(symbol)
+    assert (symbol.name, symbol.kind, symbol.start_line, symbol.end_line) == ("f", "function", 1, 2)
