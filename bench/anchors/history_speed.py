@@ -2,7 +2,9 @@
 
 Both run as a user runs them (the real `tether` console script, `git log -L :NAME:PATH` with
 git's built-in function-name pattern for the language), in repositories of 5,000+ commits. Each
-case is timed alternately (tether, git, tether, git, ...), several rounds; the figures are medians.
+case is timed alternately (tether, git, tether, git, ...), several rounds; the figures are medians,
+of wall time and of CPU time (the process and its children: tether runs git beside Python, so on
+a busy machine its wall time tends to its CPU time).
 `--against DIR` also times another source tree of tether (e.g. `git archive` of an older commit
 unpacked in DIR) in the same rounds, for a before/after comparison on an equally busy machine.
 
@@ -47,13 +49,18 @@ CASES = [
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _time(cmd: list[str], cwd: Path) -> float:
+def _time(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and the processes it waited for)."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {proc.stderr.decode().strip()}")
-    return elapsed
+        raise RuntimeError(f"{' '.join(cmd)}: exit {proc.returncode}")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def _launcher(tree: Path) -> list[str]:
@@ -73,11 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     tether = shutil.which("tether", path=str(Path(sys.executable).parent)) or "tether"
     ratios: list[float] = []
+    cpu_ratios: list[float] = []
     against: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         attributes = Path(tmp) / "attributes"
         attributes.write_text(ATTRIBUTES)
         head = f"{'function':58} {'commits':>7} {'tether':>9} {'git -L':>9} {'ratio':>6}"
+        head += f" {'cpu':>7} {'cpu -L':>7} {'ratio':>6}"
         print(head + (f" {'other':>9} {'new/other':>9}" if args.against else ""))
         for repo_name, path, symbol in CASES:
             label = f"{repo_name}:{path}::{symbol}"
@@ -101,20 +110,24 @@ def main(argv: list[str] | None = None) -> int:
                 commands.append([*_launcher(args.against.resolve()), *tail])
             for cmd in commands:  # warm the page cache for each
                 _time(cmd, repo)
-            times: list[list[float]] = [[] for _ in commands]
+            times: list[list[tuple[float, float]]] = [[] for _ in commands]
             for _ in range(args.rounds):
                 for cmd, into in zip(commands, times, strict=True):
                     into.append(_time(cmd, repo))
-            med = [statistics.median(t) for t in times]
+            med = [statistics.median(w for w, _ in t) for t in times]
+            cpu = [statistics.median(c for _, c in t) for t in times]
             ratios.append(med[0] / med[1])
+            cpu_ratios.append(cpu[0] / cpu[1])
             line = f"{label:58} {count:>7} {med[0] * 1000:7.0f}ms {med[1] * 1000:7.0f}ms"
-            line += f" {med[0] / med[1]:6.2f}"
+            line += f" {med[0] / med[1]:6.2f} {cpu[0] * 1000:5.0f}ms {cpu[1] * 1000:5.0f}ms"
+            line += f" {cpu[0] / cpu[1]:6.2f}"
             if args.against:
                 against.append(med[0] / med[2])
                 line += f" {med[2] * 1000:7.0f}ms {med[0] / med[2]:9.2f}"
             print(line, flush=True)
     if ratios:
-        print(f"median ratio tether/git-log-L: {statistics.median(ratios):.2f}")
+        print(f"median ratio tether/git-log-L: {statistics.median(ratios):.2f}", end=" ")
+        print(f"(CPU: {statistics.median(cpu_ratios):.2f})")
     if against:
         print(f"median ratio tether/other: {statistics.median(against):.2f}")
     return 0
