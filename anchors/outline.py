@@ -198,6 +198,9 @@ _JS_IMPLEMENTATIONS = frozenset(
 )
 
 
+CALLBACK_DEPTH = 2
+
+
 class JavaScriptOutliner(Outliner):
     """JavaScript, TypeScript and TSX.
 
@@ -212,7 +215,7 @@ class JavaScriptOutliner(Outliner):
     # (`typeof`, `enumerable`). Searches, not one pattern: `bytes.find` is much the faster.
     nested_keywords = (
         b"=>", b"function", b"class ", b"return {", b"return{", b"type ", b"interface ",
-        b"enum ", b"namespace ",
+        b"enum ",
     )  # fmt: skip
     containers = frozenset(
         {
@@ -225,6 +228,7 @@ class JavaScriptOutliner(Outliner):
     )  # fmt: skip
 
     def setup(self) -> None:
+        self.callback_depth = 0
         function = self.simple("function", "method")
         cls = self.simple("class")
         method = self.simple("method")
@@ -389,32 +393,35 @@ class JavaScriptOutliner(Outliner):
         """Overload signatures right before their implementation are part of it (its span
         starts at the first one): `f` is the implementation, as a reader means. Signatures with
         no implementation (interfaces, declaration files, abstract classes) are symbols."""
-        plain = self.simple(kind, member_kind, descend=False)
 
         def handle(node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
-            name = self.text(node.child_by_field_name("name"))
+            name_node = node.child_by_field_name("name")
+            if name_node is None:
+                return
+            source = self.source
+            # Names compared as bytes: this runs for every member of every interface.
+            key = source[name_node.start_byte : name_node.end_byte]
             following = span.next_named_sibling
             while following is not None:
-                if following.type == "comment":
+                kind_of = following.type
+                if kind_of == "comment":
                     following = following.next_named_sibling
                     continue
                 inner = following
-                if inner.type == "export_statement":
-                    inner = inner.child_by_field_name("declaration") or inner
-                if (
-                    inner.type in _JS_SIGNATURES
-                    and self.text(inner.child_by_field_name("name")) == name
-                ):
-                    following = following.next_named_sibling
-                    continue
-                if (
-                    inner.type in _JS_IMPLEMENTATIONS
-                    and self.text(inner.child_by_field_name("name")) == name
-                ):
-                    self.group_start.setdefault(following.id, span)
-                    return
+                if kind_of == "export_statement":
+                    inner = following.child_by_field_name("declaration") or following
+                    kind_of = inner.type
+                if kind_of in _JS_SIGNATURES or kind_of in _JS_IMPLEMENTATIONS:
+                    other = inner.child_by_field_name("name")
+                    if other is not None and source[other.start_byte : other.end_byte] == key:
+                        if kind_of in _JS_SIGNATURES:
+                            following = following.next_named_sibling
+                            continue
+                        self.group_start.setdefault(following.id, span)
+                        return
                 break
-            plain(node, scope, in_type, span)
+            chosen = member_kind if (in_type and member_kind) else kind
+            self.emit(self.text(name_node), chosen, span, node.child_by_field_name("body"), scope)
 
         return handle
 
@@ -553,11 +560,15 @@ class JavaScriptOutliner(Outliner):
         if body is None or body.type != "statement_block":
             return
         if callback:
-            if not self.defines_in_callback(body):
+            # Two callbacks deep at most (`describe(() => { it(() => {...}) })`): deeper ones
+            # are a test's own steps, and entering them is most of the cost on test files.
+            if self.callback_depth >= CALLBACK_DEPTH or not self.defines_in_callback(body):
                 return
         elif not self.may_define(body):
             return
+        self.callback_depth += callback
         self.visit(body, scope, False, True)
+        self.callback_depth -= callback
 
 
 class GoOutliner(Outliner):
