@@ -1,14 +1,18 @@
 """`tether history`: the commits that introduced or changed one symbol, like `git log -L` but
 symbol-aware.
 
-How the walk goes (one `git log` per file the symbol lived in, one `git cat-file --batch`):
+How the walk goes (one `git log` per file the symbol lived in, one `git cat-file --batch`; the
+walk is in `history_walk`, the comparison of versions in `history_compare`, git in `history_git`):
 
-1. `git log -p -U0 --parents REV -- PATH` lists, newest first, the commits that touched the file,
-   with their hunks and parents rewritten to the previous commit that touched it (git's history
-   simplification: a merge whose file equals one parent's follows that parent only).
+1. `git log -p -U0 --parents --remove-empty REV -- PATH` lists, newest first, the commits that
+   touched the file, with their hunks and parents rewritten to the previous commit that touched
+   it (git's history simplification: a merge whose file equals one parent's follows that parent
+   only), down to the commit that added the file.
 2. The symbol's line span is carried from each commit to its parent through the hunk headers. Only
    when a hunk touches the span (or the header line of an enclosing class, which is part of the
-   qualified name) is the parent's blob read and parsed with tree-sitter (once per blob).
+   qualified name) is its older version parsed with tree-sitter: its lines with the hunks undone,
+   under its enclosing declarations, when that small source provably parses to the same symbol;
+   else the parent's whole file (once per blob).
 3. In the parent the symbol is found by qualified name; failing that, by body similarity among the
    names that disappeared from the file in that commit (a rename). Normalised signature and body
    are compared, so commits that only touch whitespace or comments are not changes.

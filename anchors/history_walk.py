@@ -247,6 +247,9 @@ _CLOSERS = {"python": b"", "c": b"\n};", "cpp": b"\n};"}
 
 
 class Walker:
+    """One symbol's walk back through history: `walk_file` from the symbol as of REV; the
+    commits found are in `entries`, shallow-clone boundaries reached in `boundary`."""
+
     def __init__(self, root: Path, blobs: BlobReader, git_dir: Path | None = None) -> None:
         self.root = root
         self.blobs = blobs
@@ -260,6 +263,7 @@ class Walker:
         self.changes: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
 
     def record(self, commit: Commit, kinds: list[str], state: State) -> None:
+        """Note `commit` as a change of the symbol (the first kinds noted for it stay)."""
         if not kinds or commit.sha in self.entries:
             return
         order = [k for k in CHANGE_KINDS if k in kinds]
