@@ -479,7 +479,7 @@ class Prestart:
         out, status = self._where.communicate()
         self._where = None
         lines = out.decode("utf-8", "replace").splitlines()
-        if not lines or (status != 0 and lines[0] != "true"):
+        if len(lines) < 2 or (status != 0 and lines[0] != "true"):
             return None
         bare = lines[0] == "true"
         git_dir = os.path.realpath(os.path.join(self._cwd, lines[1]))
