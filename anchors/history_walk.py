@@ -633,13 +633,18 @@ class Walker:
         # 2. A file git did not pair with this one because much of it was rewritten, but which
         #    this commit deleted and whose definitions are mostly here by name (a class renamed
         #    and reworked with its file): in it, the symbol is found as in a rename.
-        paired = self.paired_file(sha, parent, cur, changes)
-        if paired is not None:
-            old_path, old = paired
-            match = self.locate(cur.found, old, self.blobs.version_at(sha, cur.path))
-            if match is not None:
-                self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
-                return
+        #    Several such files: the one the symbol is found in, when it is found in only one
+        #    (else they were merged into this one, and the symbol is looked for as a move).
+        here = self.blobs.version_at(sha, cur.path)
+        found_in = [
+            (old_path, match)
+            for old_path, old in self.paired_files(sha, parent, cur, changes)
+            if (match := self.locate(cur.found, old, here)) is not None
+        ]
+        if len(found_in) == 1:
+            old_path, match = found_in[0]
+            self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
+            return
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
         found = self.moved_from(sha, parent, cur, changes)
@@ -667,17 +672,17 @@ class Walker:
         self.record(commit, kinds, cur)
         self.arrivals.append((parent, State.of(old_path, match), None))
 
-    def paired_file(
+    def paired_files(
         self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]
-    ) -> tuple[str, Version] | None:
-        """The file deleted by commit `sha` that is the symbol's file under another name: at
-        least two of its definitions, and half of them, have a namesake (last name part) in the
-        added file, and no other deleted file is like that."""
+    ) -> list[tuple[str, Version]]:
+        """The files deleted by commit `sha` that may be the symbol's file under another name:
+        at least two of their definitions, and half of them, have a namesake (last name part)
+        in the added file."""
         if not any(s == "A" and new == cur.path for s, _, new in changes):
-            return None
+            return []
         here = self.blobs.version_at(sha, cur.path)
         if here is None:
-            return None
+            return []
         names = {s.short_name for s in here.symbols}
         pairs: list[tuple[str, Version]] = []
         for status, old_path, _ in changes:
@@ -690,8 +695,7 @@ class Walker:
             shared = len(before & names)
             if shared >= 2 and 2 * shared >= len(before):
                 pairs.append((old_path, old))
-        # Several deleted files that each look like it: they were merged into a new one.
-        return pairs[0] if len(pairs) == 1 else None
+        return pairs
 
     def moved_from(
         self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]

@@ -307,3 +307,34 @@ def test_python_hunks_over_both_ends(tmp_path: Path, monkeypatch: pytest.MonkeyP
     history = symbol_history(r.path, "m.py", "f")
     assert changes(history.commits) == [(both, ("body", "signature")), (born, ("introduced",))]
     assert _blob(r, f"{both}^", "m.py") not in reads
+
+
+def test_a_file_rename_among_several_deleted_look_alikes(tmp_path: Path) -> None:
+    """A commit deletes two files whose definitions are mostly in the new one (both adapters
+    with `read` and `write`); the symbol is in only one of them: that one was renamed."""
+    r = Repo(tmp_path / "r")
+    adapter = "class {name}:\n    def read(self, src):\n        return src.{name}()\n\n" \
+        "    def write(self, dst, v):\n        dst.put('{name}', v)\n"  # fmt: skip
+    r.write("a.py", adapter.format(name="Alpha") + "\n    def special(self, items):\n"
+            "        total = 0\n        for item in items:\n            total += item.size\n"
+            "        return total\n")  # fmt: skip
+    r.write("b.py", adapter.format(name="Beta"))
+    born = r.commit("adapters")
+    r.write(
+        "c.py",
+        "import json\n\n\nclass Gamma:\n    def read(self, src):\n        return json.loads(src)\n"
+        "\n    def write(self, dst, v):\n        dst.write(json.dumps(v))\n\n"
+        "    def special(self, items):\n        total = 0\n        for item in items:\n"
+        "            total += item.size\n        return total\n"
+        # much else, so that git's rename detection pairs no deleted file with this one
+        + "".join(f"\n\ndef helper_{i}(x):\n    return x * {i} + {i * i}\n" for i in range(30)),
+    )
+    (r.path / "a.py").unlink()
+    (r.path / "b.py").unlink()
+    merged = r.commit("one adapter")
+    history = symbol_history(r.path, "c.py", "Gamma.special")
+    assert changes(history.commits) == [
+        (merged, ("rename", "file-rename")),
+        (born, ("introduced",)),
+    ]
+    assert history.commits[1].path == "a.py" and history.commits[1].symbol == "Alpha.special"
