@@ -12,10 +12,8 @@ does not pay for them.
 
 from __future__ import annotations
 
-import hashlib
 from bisect import bisect_left
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from functools import cache
 from heapq import merge
 from typing import TYPE_CHECKING
@@ -27,13 +25,18 @@ if TYPE_CHECKING:
 
 # Stands for the symbol's own name inside its body, so that renaming a recursive function (or a
 # class whose methods name it) leaves the body fingerprint unchanged.
+try:  # what hashlib.blake2b is, without hashlib loading OpenSSL first (~2 ms of start-up)
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - another Python implementation
+    from hashlib import blake2b as _blake2b
+
 SELF = "<self>"
 OPEN, CLOSE = "{", "}"
 
 
 def digest(text: str) -> str:
     """The short hash used for every fingerprint (24 hex digits of BLAKE2b)."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+    return _blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def normalise_tokens(tokens: Sequence[str], own_name: str = "") -> str:
@@ -57,6 +60,8 @@ def similarity(a: str, b: str) -> float:
     """How alike two normalised token texts are, 0..1 (difflib ratio over tokens)."""
     if a == b:
         return 1.0
+    from difflib import SequenceMatcher  # on first comparison: not on every command's start-up
+
     ta, tb = a.split("\n"), b.split("\n")
     matcher = SequenceMatcher(None, ta, tb, autojunk=False)
     if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:

@@ -176,9 +176,10 @@ def symbol_history(
         version = blobs.version_at(sha, path)
         if version is None:
             raise HistoryError(f"{path} does not exist at {rev}")
-        target = next((s for s in version.symbols if s.name == symbol), None)
+        target = _lookup(version.symbols, symbol)
         if target is None:
             raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols))
+        symbol = target.name
         walker.walk_file(sha, State.of(path, Found(target, version)), set(), log)
         entries = sorted(walker.entries.values(), key=lambda e: e.timestamp, reverse=True)
         history = History(path=path, symbol=symbol, rev=sha, commits=entries)
@@ -203,10 +204,26 @@ def symbol_history(
         blobs.close()
 
 
+def _lookup(symbols: list[Symbol], wanted: str) -> Symbol | None:
+    """The symbol called `wanted`, spelled as the index or another tool does, or the only one
+    whose qualified name ends with it (as `tether add --anchor` accepts)."""
+    from anchors.symbols import alias_key, find_symbol
+
+    found = find_symbol(symbols, wanted)
+    if found is not None:
+        return found
+    last = alias_key(wanted)[0] or wanted
+    tail = [s for s in symbols if s.name.endswith("." + last)]
+    return tail[0] if len(tail) == 1 else None
+
+
 def _unknown_symbol(path: str, symbol: str, rev: str, symbols: list[Symbol]) -> str:
     from difflib import get_close_matches
 
     names = [s.name for s in symbols]
+    tail = [n for n in names if n.endswith("." + symbol)]
+    if len(tail) > 1:
+        return f"{symbol} is ambiguous in {path}: {', '.join(tail[:8])}; give the qualified name"
     close = get_close_matches(symbol, names, n=3, cutoff=0.5)
     if not close:
         short = symbol.rsplit(".", 1)[-1]

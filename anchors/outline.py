@@ -926,11 +926,10 @@ class JavaOutliner(Outliner):
     `Op.PLUS.apply`; with `anonymous_in_methods`, `new Runnable() { void run() {} }` in `m`
     gives `Outer.m.run`."""
 
-    # Off for now: `tether history`, when a commit deletes two files whose definitions are both
-    # mostly in a new file, takes them for a merge and stops there; anonymous classes with the
-    # same members in each (`read` and `write` of a TypeAdapter) make that happen on a file
-    # rename of gson's history. On once history tries each such file (see docs/anchors.md).
-    anonymous_in_methods = False
+    # Anonymous classes with the same members in two files (`read` and `write` of a TypeAdapter)
+    # once made `tether history` take a file rename for a merge of two files; history now keeps
+    # the deleted file the symbol is found in, so they are on.
+    anonymous_in_methods = True
 
     containers = frozenset(
         {"program", "class_body", "interface_body", "enum_body", "enum_body_declarations",

@@ -268,6 +268,31 @@ def test_cli_json_and_errors(
         assert bad.stdout == ""
 
 
+def test_other_tools_spellings_and_a_unique_last_part_name_the_symbol(
+    tmp_path: Path, run_tether: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    r = Repo(tmp_path / "r")
+    r.write(
+        "pay.py",
+        "class PaymentClient:\n    def charge(self, order):\n        return order\n\n"
+        "class Refunds:\n    def send(self):\n        pass\n\n"
+        "class Mailer:\n    def send(self):\n        pass\n",
+    )
+    born = r.commit("pay")
+    for spelled in ("PaymentClient#charge", "PaymentClient::charge", "charge", "charge()"):
+        proc = run_tether(["history", f"pay.py::{spelled}", "--json"], r.path)
+        assert proc.returncode == 0, (spelled, proc.stderr)
+        doc = json.loads(proc.stdout)
+        assert doc["symbol"] == "PaymentClient.charge" and doc["commits"][0]["commit"] == born
+    added = run_tether(["add", "charge must stay idempotent", "--anchor", "pay.py::PaymentClient#charge",
+                        "--json"], r.path)  # fmt: skip
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["anchors"][0]["symbol"] == "PaymentClient.charge"
+    ambiguous = run_tether(["history", "pay.py::send"], r.path)
+    assert ambiguous.returncode == 2
+    assert "ambiguous" in ambiguous.stderr and "Mailer.send" in ambiguous.stderr
+
+
 def test_cli_outside_a_repository(
     tmp_path: Path, run_tether: Callable[..., subprocess.CompletedProcess[str]]
 ) -> None:

@@ -256,21 +256,21 @@ ANONYMOUS_IN_METHOD = (
 )
 
 
-def test_anonymous_classes_in_methods_are_off_by_default() -> None:
+def test_anonymous_classes_in_methods_are_named_through_the_method() -> None:
     found = names(ANONYMOUS_IN_METHOD, "java")
-    assert "Outer.start.run" not in found
-    assert found["Outer.start.Local.lm"] == "method"  # local classes are on
+    assert found["Outer.start.run"] == "method"
+    assert found["Outer.start.Local.lm"] == "method"
 
 
-def test_anonymous_classes_in_methods_when_on() -> None:
-    class On(JavaOutliner):
-        anonymous_in_methods = True
+def test_anonymous_classes_in_methods_can_be_turned_off() -> None:
+    class Off(JavaOutliner):
+        anonymous_in_methods = False
 
     source = ANONYMOUS_IN_METHOD.encode()
     tree = parser_for("java").parse(source)
-    found = {d.name: d.kind for d in On(source).outline(tree.root_node)}
-    assert found["Outer.start.run"] == "method"
-    assert found["Outer.start.Local.lm"] == "method"
+    found = {d.name: d.kind for d in Off(source).outline(tree.root_node)}
+    assert "Outer.start.run" not in found
+    assert found["Outer.start.Local.lm"] == "method"  # local classes stay
 
 
 def test_overload_signatures_start_the_implementations_span() -> None:
