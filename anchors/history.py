@@ -110,6 +110,8 @@ def resolve_rev(root: Path, rev: str, blobs: BlobReader | None = None) -> str:
         if blobs is None:
             reader.close()
     if not sha:
+        if rev == "HEAD":
+            raise HistoryError("this repository has no commits yet: history starts at the first one")
         raise HistoryError(f"unknown revision {rev!r}")
     return sha
 

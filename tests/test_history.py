@@ -445,3 +445,14 @@ def test_an_early_log_that_found_nothing_is_asked_again(tmp_path: Path) -> None:
     history = symbol_history(r.path, "m.py", "f", log=early)
     assert changes(history.commits) == [(body, ("body",)), (born, ("introduced",))]
     assert start_log(r.path, "--all", "m.py") is None  # never taken for an option
+
+
+def test_a_repository_without_commits_says_so(
+    tmp_path: Path, run_tether: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    path = tmp_path / "empty"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    (path / "a.py").write_text("def f():\n    return 1\n")
+    proc = run_tether(["history", "a.py::f"], path)
+    assert proc.returncode == 2 and "no commits yet" in proc.stderr
