@@ -65,6 +65,11 @@ def parse_spec(spec: str) -> tuple[str, str, tuple[int, int] | None]:
 
 def repo_path(root: Path, path: str, cwd: Path | None = None) -> str:
     """`path` as a repository-relative POSIX path, refusing anything outside the repository."""
+    return locate(root, path, cwd)[0]
+
+
+def locate(root: Path, path: str, cwd: Path | None = None) -> tuple[str, bool]:
+    """`repo_path`, and whether a symlink inside the repository led there."""
     root = root.resolve()
     cwd = (cwd or Path.cwd()).resolve()
     given = Path(path)
@@ -77,7 +82,7 @@ def repo_path(root: Path, path: str, cwd: Path | None = None) -> str:
     rel = real.relative_to(root).as_posix()
     if rel == "." or rel.split("/", 1)[0] == ".git":
         raise UsageError(f"{path} is not a file in the work tree; refused")
-    return rel
+    return rel, Path(os.path.normpath(chosen)) != real
 
 
 def blob_hash(data: bytes) -> str:
@@ -161,7 +166,7 @@ def resolve_spec(root: Path | str, spec: str, cwd: Path | None = None) -> SpecRe
     """
     root = Path(root)
     raw_path, wanted, lines = parse_spec(spec)
-    rel = repo_path(root, raw_path, cwd)
+    rel, via_symlink = locate(root, raw_path, cwd)
     full = root / rel
     if not full.exists():
         raise UsageError(f"no such file: {rel}")
@@ -173,6 +178,8 @@ def resolve_spec(root: Path | str, spec: str, cwd: Path | None = None) -> SpecRe
         raise UsageError(f"cannot read {rel}: {exc.strerror}") from exc
     commit, dirty = _head_state(root, rel, raw)
     notes: list[str] = []
+    if via_symlink:
+        notes.append(f"{raw_path} is a symlink to {rel}: anchored there")
     if dirty:
         notes.append(f"{rel} has changes not in HEAD: anchored to the working copy")
     if not wanted and lines is None:

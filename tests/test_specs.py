@@ -128,7 +128,12 @@ def test_escapes_are_refused(code: Path, tmp_path: Path) -> None:
 
 def test_symlink_inside_the_repository_anchors_the_real_file(code: Path) -> None:
     os.symlink(code / "src" / "pay.py", code / "alias.py")
-    assert resolve_spec(code, "alias.py::change", cwd=code).anchor.path == "src/pay.py"
+    result = resolve_spec(code, "alias.py::change", cwd=code)
+    assert result.anchor.path == "src/pay.py"
+    assert "alias.py is a symlink to src/pay.py" in result.note
+    # A relative path from a subdirectory is no symlink and says nothing of the kind.
+    plain = resolve_spec(code, "pay.py::change", cwd=code / "src")
+    assert plain.anchor.path == "src/pay.py" and "symlink" not in plain.note
 
 
 def test_binary_huge_missing_and_directories(code: Path) -> None:
