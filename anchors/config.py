@@ -31,13 +31,8 @@ class Config:
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ModuleNotFoundError:
-            return {}
+    from anchors import toml as tomllib
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -52,7 +52,7 @@ def memory_globs(root: Path) -> list[str]:
     globs = list(MEMORY_GLOBS)
     config = root / ".tether" / "config.toml"
     if config.is_file():
-        import tomllib
+        from anchors import toml as tomllib
 
         try:
             data = tomllib.loads(config.read_text(encoding="utf-8"))

@@ -165,10 +165,8 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _toml(text: str) -> dict[str, Any]:
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        return {}
+    from anchors import toml as tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
