@@ -141,7 +141,12 @@ def test_every_command_has_help_and_is_documented() -> None:
 def test_cli_reference_is_current() -> None:
     from anchors.cli.reference import render
 
-    assert (DOCS / "cli.md").read_text() == render(), (
+    # Same words in the same order; where a line breaks is argparse's layout, which differs a
+    # little between Python versions (3.13 lays out nested sub-commands wider).
+    def words(text: str) -> list[str]:
+        return text.split()
+
+    assert words((DOCS / "cli.md").read_text()) == words(render()), (
         "docs/cli.md is out of date: python -m anchors.cli.reference > docs/cli.md"
     )
 

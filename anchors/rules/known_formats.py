@@ -22,6 +22,7 @@ import os
 import re
 import sys
 from functools import lru_cache
+from typing import Any
 
 # Plugins the scanner leaves out, by class name, and why: a public IP address is not a secret;
 # the private-key plugin fires on a bare "BEGIN ... PRIVATE KEY" header, which notes about keys
@@ -271,9 +272,9 @@ def required_literals(pattern: str, flags: int) -> tuple[str, ...] | None:
     The most selective set wins (its shortest string is the longest). Only a gate: a text that
     holds none of them cannot match, so the pattern is not run on it.
     """
-    from re import _constants as sre  # type: ignore[attr-defined]
-    from re import _parser  # type: ignore[attr-defined]
-
+    sre, _parser = _regex_internals()
+    # POSSESSIVE_REPEAT is new in Python 3.11 (no pattern can hold one before).
+    repeats = {sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT)}
     try:
         tree = _parser.parse(pattern, flags)
     except re.error:
@@ -346,7 +347,7 @@ def required_literals(pattern: str, flags: int) -> tuple[str, ...] | None:
                     if len(grown) <= _MAX_ALTERNATIVES:
                         current = grown
                 flush()
-            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+            elif op in repeats:
                 repeat: tuple[int, int, list[tuple[object, object]]] = av  # type: ignore[assignment]
                 low, inner = repeat[0], repeat[2]
                 pure = False
@@ -365,3 +366,15 @@ def required_literals(pattern: str, flags: int) -> tuple[str, ...] | None:
         return None
     best = max(candidates, key=lambda c: (min(map(len, c)), -len(c)))
     return tuple(sorted(s.lower() for s in best) if ignore_case else sorted(best))
+
+
+def _regex_internals() -> tuple[Any, Any]:
+    """The regex parser and its constants: `re._parser` / `re._constants` from Python 3.11,
+    `sre_parse` / `sre_constants` on 3.10."""
+    try:
+        from re import _constants as sre  # type: ignore[attr-defined]
+        from re import _parser  # type: ignore[attr-defined]
+    except ImportError:  # Python 3.10
+        import sre_constants as sre  # type: ignore[no-redef]
+        import sre_parse as _parser  # type: ignore[no-redef]
+    return sre, _parser
