@@ -36,7 +36,8 @@ def _stable(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     own = parser.formatter_class
     if not (isinstance(own, type) and issubclass(own, _Python311Invocation)):
         base = own if isinstance(own, type) else argparse.HelpFormatter
-        parser.formatter_class = type(f"Stable{base.__name__}", (_Python311Invocation, base), {})
+        stable: Any = type(f"Stable{base.__name__}", (_Python311Invocation, base), {})
+        parser.formatter_class = stable
     parser._optionals.title = "options"  # 3.10 says "optional arguments"
     return parser
 
