@@ -255,10 +255,37 @@ class Projection:
             self.db.close()
         result = self.rebuild(reason=reason)
         self.db = self._connect(self.path)
+        if not result.rebuilt:
+            return self._refresh()  # another process rebuilt meanwhile: catch up from there
         return result
 
     def rebuild(self, reason: str = "no projection yet") -> RefreshResult:
-        """Replay the whole log into a fresh file, then atomically put it in place."""
+        """Replay the whole log into a fresh file and put it in place, one process at a time.
+
+        Other processes may have the projection open (a language server, a concurrent `tether
+        add`): a readable file is therefore overwritten through SQLite's backup API, a write they
+        see like any other, never replaced under them (their WAL would then meet another file).
+        Only a file SQLite cannot read is replaced. A process that waited while another rebuilt
+        takes that result instead of rebuilding again.
+        """
+        seen = _identity(self.path)
+        with _exclusive(self.tether_dir / REBUILD_LOCK):
+            if _identity(self.path) != seen and self._readable_current():
+                return RefreshResult(reason=f"{reason}: rebuilt by another process")
+            return self._rebuild(reason)
+
+    def _readable_current(self) -> bool:
+        try:
+            db = self._connect(self.path)
+            try:
+                version = db.execute("SELECT value FROM meta WHERE key='schema_version'").get
+            finally:
+                db.close()
+        except apsw.Error:
+            return False
+        return version == str(SCHEMA_VERSION)
+
+    def _rebuild(self, reason: str) -> RefreshResult:
         tmp = self.path.with_name(f"{INDEX_FILE}.{os.getpid()}.tmp")
         for suffix in ("", "-journal", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
@@ -286,11 +313,17 @@ class Projection:
             _put_meta(db, "quarantined", json.dumps(quarantined))
             _put_meta(db, "quarantine_size", json.dumps(quarantine_size))
         db.execute("PRAGMA journal_mode=WAL")
+        if not _copy_into(db, self.path):
+            db.close()
+            os.replace(tmp, self.path)
+            for suffix in ("-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{self.path}{suffix}")
+            return RefreshResult(rebuilt=True, applied=count, reason=reason, issues=issues)
         db.close()
-        os.replace(tmp, self.path)
-        for suffix in ("-wal", "-shm"):
+        for suffix in ("", "-journal", "-wal", "-shm"):
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{self.path}{suffix}")
+                os.unlink(f"{tmp}{suffix}")
         return RefreshResult(rebuilt=True, applied=count, reason=reason, issues=issues)
 
     def _replay(
@@ -584,6 +617,52 @@ def _id_before(oplog: OpLog, part: str, offset: int) -> str:
         chunk = fh.read(offset - start)
     idx = chunk.rfind(b"\n", 0, len(chunk) - 1)
     return chunk[idx + 1 : idx + 1 + 71][7:71].decode("ascii", "replace")
+
+
+REBUILD_LOCK = "rebuild.lock"
+
+
+@contextlib.contextmanager
+def _exclusive(path: Path) -> Iterator[None]:
+    """An exclusive lock on `path` for as long as the block runs (flock: released on exit)."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _copy_into(source: apsw.Connection, path: Path) -> bool:
+    """Overwrite the database at `path` with `source` through SQLite's backup API; False when there
+    is no readable database there to overwrite (the caller then replaces the file)."""
+    if not path.exists():
+        return False
+    try:
+        dest = apsw.Connection(str(path))
+    except apsw.Error:
+        return False
+    try:
+        dest.setbusytimeout(10_000)
+        dest.execute("SELECT count(*) FROM sqlite_master").fetchall()  # is it a database at all?
+        with dest.backup("main", source, "main") as backup:
+            backup.step(-1)
+        return True
+    except apsw.Error:
+        return False
+    finally:
+        dest.close()
 
 
 def _drop_indexes(db: apsw.Connection) -> list[str]:

@@ -200,3 +200,19 @@ def test_replay_order_merges_partitions_like_a_full_sort() -> None:
     merged = [entry for run in runs for entry in run]
     assert merged == sorted(entry for s in streams for entry in s)
     assert len(runs) > 1
+
+
+def test_a_rebuild_never_replaces_a_projection_others_have_open(repo: Path) -> None:
+    # Renaming a database over one that other connections use in WAL mode, or deleting its -wal
+    # and -shm, is how SQLite files get corrupted: a rebuild must write through SQLite instead.
+    first = Memory.open(repo)
+    first.add("kept while another process rebuilds", category="general")
+    index = repo / ".git" / "tether" / "index.sqlite"
+    inode = index.stat().st_ino
+    other = Projection(first.tether_dir, OpLog(first.tether_dir, "zed@x", "zzzzzz"))
+    assert other.rebuild("forced").rebuilt
+    assert index.stat().st_ino == inode
+    first.add("written after the rebuild", category="general")
+    texts = sorted(r.text for r in Memory.open(repo).list())
+    assert texts == ["kept while another process rebuilds", "written after the rebuild"]
+    assert first.projection.db.execute("PRAGMA integrity_check").get == "ok"
