@@ -117,6 +117,17 @@ def test_rerun_keeps_hand_edits_and_updates_changed_facts(shop: Path) -> None:
     ]
 
 
+def test_a_profile_the_scanner_refuses_is_left_out_not_fatal(shop: Path) -> None:
+    # An author name with a hidden bidi override: that profile is refused, the rest is written.
+    commit(shop, ("Eve\u202eTest", "eve@example.com"), "fix: x", {"src/x.py": "# x\n"})
+    commit(shop, ("Gh User", "11172084+97littleleaf11@users.noreply.github.com"), "fix: y",
+           {"src/y.py": "# y\n"})  # fmt: skip
+    report = bootstrap(Memory.open(shop))
+    assert any(s.startswith("profile 'Eve") and "bidi" in s for s in report.skipped), report.skipped
+    assert "Ada Test" in report.profiles and "Gh User" in report.profiles
+    assert report.added and report.blueprint_written
+
+
 def test_cli_bootstrap(shop: Path, run_tether) -> None:  # type: ignore[no-untyped-def]
     out = run_tether(["bootstrap", "--json"], shop)
     assert out.returncode == 0, out.stderr

@@ -36,6 +36,9 @@ LEAKS = [
     "access-production-c00f3869-9179-8a54-5372-8149913e56ba",
     # A short random string: letters and digits alternating.
     "t6u772etb6ljjy1l7",
+    # A random token as the user or password of a URL: a credential, not an e-mail address.
+    "git clone https://R8Yk3Lm2Qx9Vb7Nw4Tz6Pd1Hs5Jf0Ga2K@git.example.com/team/repo",
+    "psql postgres://app:R8Yk3Lm2Qx9Vb7Nw4Tz6Pd1Hs5Jf0Ga2K@db.example.com/shop",
 ]
 
 PASSING = [
@@ -59,6 +62,9 @@ PASSING = [
     "fixed in 3f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a",
     "the build is x86_64 with utf8mb4, sha256sum and base64url",
     "commit 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b, UUID 123e4567-e89b-12d3-a456-426614174000",
+    # GitHub's no-reply addresses, as git history and team profiles carry them.
+    "- Email: 11172084+97littleleaf11@users.noreply.github.com",
+    "ask <41898282+github-actions[bot]@users.noreply.github.com>",
 ]
 
 

@@ -35,8 +35,12 @@ def profile_text(person: Activity, repository: str) -> str:
     ])  # fmt: skip
 
 
-def write_profiles(memory: Memory, root: Path, people: list[Activity]) -> list[str]:
-    """Write the drafted profiles that are new or changed; returns the names written."""
+def write_profiles(
+    memory: Memory, root: Path, people: list[Activity], skipped: list[str] | None = None
+) -> list[str]:
+    """Write the drafted profiles that are new or changed; returns the names written. A profile
+    the scanner refuses is left out (named in `skipped`), never fatal to the others."""
+    from anchors.errors import TetherError
     from anchors.stores import content_hash
     from anchors.stores.profiles import Profiles
 
@@ -49,7 +53,12 @@ def write_profiles(memory: Memory, root: Path, people: list[Activity]) -> list[s
         text = profile_text(person, root.name)
         name = existing.name if existing is not None else person.name
         if existing is None or existing.text.strip() != text:
-            profiles.update(name, text)
+            try:
+                profiles.update(name, text)
+            except TetherError as exc:
+                if skipped is not None:
+                    skipped.append(f"profile {name} ({exc})")
+                continue
             memory.record_store_write("profile", name, content_hash(text), source="bootstrap")
             written.append(name)
     return written

@@ -45,7 +45,8 @@ class Report:
     added: list[str] = field(default_factory=list)
     superseded: list[str] = field(default_factory=list)
     unchanged: int = 0
-    skipped: list[str] = field(default_factory=list)  # fact keys refused (duplicate, scanner)
+    # what was refused (a near-duplicate, the scanner): fact keys, "profile NAME (...)", "blueprint"
+    skipped: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +88,7 @@ def bootstrap(memory: Memory, progress: Progress | None = None) -> Report:
     infra, infra_facts = read_infra(repo)
     step("history")
     history = read_history(root, now - timedelta(days=HISTORY_DAYS))
+    left_out = _refused_authors(history)
     hot = hot_files(history, set(repo.files))
     facts += ci_facts + infra_facts + ownership_facts(history, hot)
 
@@ -96,24 +98,42 @@ def bootstrap(memory: Memory, progress: Progress | None = None) -> Report:
     )
     blueprint = Blueprint(root)
     before = blueprint.read()
-    blueprint.write_draft(
-        draft_sections(repo, found), who=WHO, when=now.strftime("%Y-%m-%dT%H:%M:%SZ")
-    )
+    report = Report(skipped=left_out)
+    try:
+        blueprint.write_draft(
+            draft_sections(repo, found), who=WHO, when=now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        )
+    except TetherError as exc:  # the scanner refused something read from the repository
+        report.skipped.append(f"blueprint ({exc})")
     after = blueprint.read()
-    report = Report(blueprint_written=after != before)
+    report.blueprint_written = after != before
     if report.blueprint_written:
         memory.record_store_write(
             "blueprint", "BLUEPRINT.md", content_hash(after), source="bootstrap"
         )
 
     step("profiles")
-    report.profiles = write_profiles(memory, root, history.people())
+    report.profiles = write_profiles(memory, root, history.people(), report.skipped)
 
     step("learnings")
     write_facts(memory, facts, report)
     if progress is not None:
         progress("done", len(STEPS), len(STEPS))
     return report
+
+
+def _refused_authors(history: Any) -> list[str]:
+    """Drop authors whose name or address the scanner refuses (a hidden bidi control, say) from
+    everything drafted: one such name must not keep the blueprint or the others' profiles out."""
+    from anchors.scanner import scan_text
+
+    out = []
+    for key, person in list(history.authors.items()):
+        findings = scan_text(f"{person.name} <{person.email}>")
+        if findings:
+            del history.authors[key]
+            out.append(f"profile {person.name!r} ({findings[0].rule} in the author's name)")
+    return out
 
 
 def write_facts(memory: Memory, facts: list[Fact], report: Report) -> None:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from anchors.cli.output import print_json, print_line
+from anchors.cli.output import note, print_json, print_line
 
 
 def cmd_bootstrap(args: argparse.Namespace) -> int:
@@ -33,11 +33,15 @@ def cmd_bootstrap(args: argparse.Namespace) -> int:
         f"blueprint: {'.tether/BLUEPRINT.md written' if report.blueprint_written else 'unchanged'}"
     )
     print_line(f"profiles: {', '.join(report.profiles) or 'unchanged'}")
+    facts_skipped = [s for s in report.skipped if not s.startswith(("profile ", "blueprint "))]
     print_line(
         f"learnings: {len(report.added)} added (quarantined until reinforced), "
         f"{len(report.superseded)} updated, {report.unchanged} unchanged"
-        + (f", {len(report.skipped)} skipped" if report.skipped else "")
+        + (f", {len(facts_skipped)} skipped" if facts_skipped else "")
     )
+    for item in report.skipped:
+        if item.startswith(("profile ", "blueprint ")):
+            note(f"tether: left out: {item}")
     print_line(
         "review them with `tether review`; commit .tether/ to share the blueprint and profiles"
     )

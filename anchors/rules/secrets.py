@@ -295,6 +295,7 @@ _URL_CREDENTIALS = lazy(r"://[^/\s:@\"'<>]{1,64}:(?P<value>[^/\s@\"'<>]{1,128})@
 # (`t6u772etb6ljjy1l7`), 20 and more as keys: one pass over the text finds both.
 _TOKEN = lazy(r"(?<![\w+~\-])[A-Za-z0-9~_\-][A-Za-z0-9_\-+~]{15,}={0,3}(?![\w+~\-])")
 _FILE_SUFFIX = lazy(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
+_EMAIL_DOMAIN = lazy(r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 # Lower-case only: the keys with vendor prefixes print their hex in lower case, while upper-case
 # hex after a word is usually an id in a URL (API-BD80F56C...).
 _LOWER_HEX = lazy(r"[0-9a-f]+")
@@ -473,7 +474,17 @@ def _token_hits(
             continue
         if _FILE_SUFFIX().match(text, end):
             continue  # a generated file name: api-c99e353f.gif, avatar-f0eb1acf.png
+        if _is_email_local_part(text, start, end):
+            continue  # an address, not a key: 11172084+name@users.noreply.github.com
         yield Hit("secret.high-entropy-token", CATEGORY, start, end, message)
+
+
+def _is_email_local_part(text: str, start: int, end: int) -> bool:
+    """The token is the part before @ of an e-mail address. Not when it follows `:` or `/`:
+    `https://user:KEY@host` and `https://KEY@host` carry a credential in a URL."""
+    if start and text[start - 1] not in " \t\n<(\"',;=[":
+        return False
+    return _EMAIL_DOMAIN().match(text, end) is not None
 
 
 def _is_quoted_secret(key: str, match: re.Match[str]) -> bool:
