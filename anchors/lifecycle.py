@@ -96,10 +96,13 @@ def find_near_duplicate(memory: Memory, record: Learning) -> tuple[Learning, flo
         (query, record.store),
     ).fetchall()
     best: tuple[Learning, float] | None = None
+    paths = {a.path for a in record.anchors}
     for (rid,) in rows:
         existing = memory.projection.get(str(rid))
         if existing is None or existing.id == record.id:
             continue
+        if paths and existing.anchors and not paths & {a.path for a in existing.anchors}:
+            continue  # the same words about different code: "X is hot", "Y is hot"
         score = similarity(record.text, existing.text)
         if score >= DUPLICATE_SIMILARITY and (best is None or score > best[1]):
             best = (existing, score)

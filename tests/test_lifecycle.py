@@ -128,6 +128,20 @@ def test_cap_archives_the_least_salient_and_says_so(repo: Path) -> None:
     assert mem.restore(weak.id).status == "active"  # reversible
 
 
+def test_the_same_words_about_different_files_are_no_duplicate(repo: Path) -> None:
+    from anchors.record import Anchor
+
+    mem = Memory.open(repo)
+    mem.add("This file is one of the most changed: keep changes small and reviewed.",
+            category="pattern", anchors=[Anchor(path="src/a.py")])  # fmt: skip
+    mem.add("This file is one of the most changed: keep changes small and reviewed.",
+            category="pattern", anchors=[Anchor(path="src/b.py")])  # fmt: skip
+    with pytest.raises(NearDuplicate):  # about the same file, it is one
+        mem.add("This file is one of the most changed: keep changes small and reviewed!",
+                category="pattern", anchors=[Anchor(path="src/a.py")])  # fmt: skip
+    assert len(mem.list()) == 2
+
+
 def test_cli_add_near_duplicate_exit_code_and_cap_message(repo: Path, run_tether) -> None:  # type: ignore[no-untyped-def]
     assert (
         run_tether(
