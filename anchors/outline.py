@@ -170,8 +170,45 @@ class PythonOutliner(Outliner):
         self.handlers = {
             "function_definition": self.simple("function", "method"),
             "class_definition": self.simple("class"),
-            "decorated_definition": self.wrapper("definition"),
+            "decorated_definition": self.decorated,
         }
+        self._wrapped = self.wrapper("definition")
+
+    def decorated(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
+        """`@overload` stubs right before their implementation are left out, so `Context.invoke`
+        is the code that runs, as a reader means (not the first stub, with the implementation as
+        `Context.invoke~3`); a stub's change is a typing change, not one of the code. Stubs with
+        no implementation after them (`.pyi` files, protocols) stay symbols of their own."""
+        name = self._overload_name(node)
+        if name is not None:
+            following = span.next_named_sibling
+            while following is not None and following.type == "comment":
+                following = following.next_named_sibling
+            while following is not None and self._overload_name(following) == name:
+                following = following.next_named_sibling
+                while following is not None and following.type == "comment":
+                    following = following.next_named_sibling
+            if following is not None and self._def_name(following) == name:
+                return
+        self._wrapped(node, scope, in_type, span)
+
+    def _def_name(self, node: Node) -> bytes | None:
+        inner = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        if inner is None or inner.type != "function_definition":
+            return None
+        name = inner.child_by_field_name("name")
+        return None if name is None else self.source[name.start_byte : name.end_byte]
+
+    def _overload_name(self, node: Node) -> bytes | None:
+        """The function's name when `node` is a definition decorated with `overload`."""
+        if node.type != "decorated_definition":
+            return None
+        for child in node.named_children:
+            if child.type == "decorator":
+                text = self.source[child.start_byte : child.end_byte]
+                if text.rstrip().endswith((b"overload", b"overload()")):
+                    return self._def_name(node)
+        return None
 
 
 _JS_FUNCTION_VALUES = frozenset(

@@ -371,3 +371,35 @@ def test_symbols_carry_every_field() -> None:
     assert {f.name for f in dataclasses.fields(Symbol)} <= set(vars(symbol))
     assert symbol == dataclasses.replace(symbol)
     assert (symbol.name, symbol.kind, symbol.start_line, symbol.end_line) == ("f", "function", 1, 2)
+
+
+PY_OVERLOADS = """\
+from typing import overload
+import typing as t
+
+class Context:
+    @overload
+    def invoke(self, callback: int) -> int: ...
+    # a comment between the stubs
+    @t.overload
+    def invoke(self, callback: str) -> str: ...
+
+    def invoke(self, callback):
+        return callback
+
+@overload
+def only_stubs(x: int) -> int: ...
+@overload
+def only_stubs(x: str) -> str: ...
+"""
+
+
+def test_python_overload_stubs_leave_the_name_to_their_implementation() -> None:
+    from anchors.symbols import extract_symbols
+
+    found = {s.name: s for s in extract_symbols(PY_OVERLOADS.encode(), "python")}
+    invoke = found["Context.invoke"]
+    assert (invoke.start_line, invoke.end_line) == (11, 12)  # the implementation, not a stub
+    assert "Context.invoke~2" not in found and "Context.invoke~3" not in found
+    # Stubs with no implementation after them (a .pyi file, a protocol) stay symbols.
+    assert "only_stubs" in found and "only_stubs~2" in found
