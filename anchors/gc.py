@@ -14,14 +14,10 @@ syncs, and git's own objects stay in each object store until git prunes them.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from anchors.memory import Memory
 from anchors.redact import redact_line
-
-GC_STATE = "gc.json"  # {"commit": the ref commit gc wrote, not yet pushed}
 
 
 @dataclass
@@ -41,21 +37,6 @@ def forgotten_ids(memory: Memory) -> set[str]:
     """Records forgotten by an applied forget op (quarantined ops never count)."""
     rows = memory.projection.db.execute("SELECT id FROM forgotten").fetchall()
     return {str(r[0]) for r in rows}
-
-
-def rewrite_partition(path: Path, data: bytes) -> None:
-    """Replace a partition's bytes atomically and durably (the caller holds the log's lock)."""
-    tmp = path.with_name(path.name + ".gc.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def redact_bytes(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
@@ -80,20 +61,19 @@ def redact_log(
     total, parts = 0, []
     for part in oplog.parts():
         oplog.repair_torn(part)
-        path = oplog.path_of(part)
-        new, count = redact_bytes(path.read_bytes(), forgotten)
+        new, count = redact_bytes(oplog.path_of(part).read_bytes(), forgotten)
         if count:
             total += count
             parts.append(part)
             if not dry_run:
-                rewrite_partition(path, new)
+                oplog.replace(part, new)
     return total, parts
 
 
 def gc(memory: Memory, dry_run: bool = False) -> GcReport:
     """Redact what forgotten learnings said, everywhere this clone holds it."""
     from anchors.context import SESSIONS_DIR
-    from anchors.sync import rewrite_ref
+    from anchors.sync import GC_STATE, rewrite_ref
 
     memory.refresh()
     forgotten = forgotten_ids(memory)

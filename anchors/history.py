@@ -178,9 +178,11 @@ def symbol_history(
         version = blobs.version_at(sha, path)
         if version is None:
             raise HistoryError(f"{path} does not exist at {rev}")
-        target = _lookup(version.symbols, symbol)
+        from anchors.symbols import lookup
+
+        target, candidates = lookup(version.symbols, symbol)
         if target is None:
-            raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols))
+            raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols, candidates))
         symbol = target.name
         walker.walk_file(sha, State.of(path, Found(target, version)), set(), log)
         entries = sorted(walker.entries.values(), key=lambda e: e.timestamp, reverse=True)
@@ -206,26 +208,15 @@ def symbol_history(
         blobs.close()
 
 
-def _lookup(symbols: list[Symbol], wanted: str) -> Symbol | None:
-    """The symbol called `wanted`, spelled as the index or another tool does, or the only one
-    whose qualified name ends with it (as `tether add --anchor` accepts)."""
-    from anchors.symbols import alias_key, find_symbol
-
-    found = find_symbol(symbols, wanted)
-    if found is not None:
-        return found
-    last = alias_key(wanted)[0] or wanted
-    tail = [s for s in symbols if s.name.endswith("." + last)]
-    return tail[0] if len(tail) == 1 else None
-
-
-def _unknown_symbol(path: str, symbol: str, rev: str, symbols: list[Symbol]) -> str:
+def _unknown_symbol(
+    path: str, symbol: str, rev: str, symbols: list[Symbol], candidates: list[Symbol]
+) -> str:
     from difflib import get_close_matches
 
+    if candidates:
+        listed = ", ".join(s.name for s in candidates[:8])
+        return f"{symbol} is ambiguous in {path}: {listed}; give the qualified name"
     names = [s.name for s in symbols]
-    tail = [n for n in names if n.endswith("." + symbol)]
-    if len(tail) > 1:
-        return f"{symbol} is ambiguous in {path}: {', '.join(tail[:8])}; give the qualified name"
     close = get_close_matches(symbol, names, n=3, cutoff=0.5)
     if not close:
         short = symbol.rsplit(".", 1)[-1]

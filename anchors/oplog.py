@@ -87,16 +87,9 @@ class OpLog:
                     names.append(name)
         return sorted(names)
 
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
+    def lock(self) -> contextlib.AbstractContextManager[None]:
         """The one exclusive lock all writers (appends, imports, gc) take."""
-        fd = os.open(self.tether_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+        return exclusive(self.tether_dir / LOCK_FILE)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -311,6 +304,18 @@ class OpLog:
             os.close(fd)
         _fsync_dir(self.ops_dir)
 
+    def replace(self, part: str, data: bytes) -> None:
+        """Replace a partition's bytes atomically and durably (`tether gc`'s redactions; the
+        caller holds the lock)."""
+        path = self.path_of(part)
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(self.ops_dir)
+
     # -- verification -----------------------------------------------------------------------
 
     def verify(self) -> VerifyReport:
@@ -381,6 +386,19 @@ def _claimed_id(line: bytes) -> str:
     if line.startswith(b'{"id":"'):
         return line[7:71].decode("ascii", "replace")
     return ""
+
+
+@contextlib.contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """An exclusive lock on the file `path` for as long as the block runs (flock: a process that
+    dies lets go of it)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -181,13 +181,9 @@ class PythonOutliner(Outliner):
         no implementation after them (`.pyi` files, protocols) stay symbols of their own."""
         name = self._overload_name(node)
         if name is not None:
-            following = span.next_named_sibling
-            while following is not None and following.type == "comment":
-                following = following.next_named_sibling
+            following = _next_code(span)
             while following is not None and self._overload_name(following) == name:
-                following = following.next_named_sibling
-                while following is not None and following.type == "comment":
-                    following = following.next_named_sibling
+                following = _next_code(following)
             if following is not None and self._def_name(following) == name:
                 return
         self._wrapped(node, scope, in_type, span)
@@ -209,6 +205,14 @@ class PythonOutliner(Outliner):
                 if text.rstrip().endswith((b"overload", b"overload()")):
                     return self._def_name(node)
         return None
+
+
+def _next_code(node: Node) -> Node | None:
+    """The next sibling that is not a comment."""
+    following = node.next_named_sibling
+    while following is not None and following.type == "comment":
+        following = following.next_named_sibling
+    return following
 
 
 _JS_FUNCTION_VALUES = frozenset(

@@ -20,8 +20,8 @@ from typing import Any
 import apsw
 import orjson
 
-from anchors.operations import Op, OpError, validate
-from anchors.oplog import LineIssue, OpLog
+from anchors.operations import Op, OpError, parse_line, validate
+from anchors.oplog import LineIssue, OpLog, exclusive
 from anchors.projection_schema import COLUMNS, LIST_FIELDS, SCHEMA, SCHEMA_VERSION
 from anchors.record import Anchor, Learning
 
@@ -269,7 +269,7 @@ class Projection:
         takes that result instead of rebuilding again.
         """
         seen = _identity(self.path)
-        with _exclusive(self.tether_dir / REBUILD_LOCK):
+        with exclusive(self.tether_dir / REBUILD_LOCK):
             if _identity(self.path) != seen and self._readable_current():
                 return RefreshResult(reason=f"{reason}: rebuilt by another process")
             return self._rebuild(reason)
@@ -336,20 +336,12 @@ class Projection:
         keep: Callable[[Op], bool] | None = None,
     ) -> int:
         """Replay the whole log into an empty projection `db`; return the number of ops read."""
-        from anchors.operations import parse_line
-
         lines = self.oplog.lines
 
         def stream(part: str) -> Iterator[_Entry]:
             for off, line in lines(part, 0, sizes[part]):
-                try:
-                    op = parse_line(line, verify=False)
-                except OpError as exc:
-                    issues.append(LineIssue(part, 0, "", str(exc)))
-                    continue
-                if op.part != part:
-                    issues.append(LineIssue(part, 0, op.id, f"foreign op from partition {op.part}"))
-                elif keep is None or keep(op):
+                op = _parse(line, part, issues)
+                if op is not None and (keep is None or keep(op)):
                     yield op.clock, part, op.id, off, op
 
         # The replay allocates millions of short-lived, acyclic objects while a batch's worth stay
@@ -594,8 +586,7 @@ def _part_numbers(db: apsw.Connection, parts: Iterable[str]) -> dict[str, int]:
 
 
 def _parse(line: bytes, part: str, issues: list[LineIssue]) -> Op | None:
-    from anchors.operations import parse_line
-
+    """The op on a line of `part`, or None after noting why it is skipped (malformed, foreign)."""
     try:
         op = parse_line(line, verify=False)
     except OpError as exc:
@@ -620,20 +611,6 @@ def _id_before(oplog: OpLog, part: str, offset: int) -> str:
 
 
 REBUILD_LOCK = "rebuild.lock"
-
-
-@contextlib.contextmanager
-def _exclusive(path: Path) -> Iterator[None]:
-    """An exclusive lock on `path` for as long as the block runs (flock: released on exit)."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:

@@ -26,7 +26,7 @@ from anchors.errors import UsageError
 from anchors.fingerprint import digest, normalise_lines
 from anchors.languages import language_for_path
 from anchors.record import Anchor
-from anchors.symbols import Symbol, alias_key, extract_symbols, find_symbol, load_source
+from anchors.symbols import Symbol, extract_symbols, load_source, lookup
 
 _RANGE = re.compile(r"^(?P<path>.+)#L(?P<start>\d+)(?:-L?(?P<end>\d+))?$")
 
@@ -113,13 +113,9 @@ def symbol_anchor(path: str, symbol: Symbol, language: str, commit: str, dirty: 
 def find_named(symbols: list[Symbol], wanted: str, path: str) -> tuple[Symbol, str]:
     """The symbol called `wanted` (or spelled so by another tool: `Foo#bar`,
     `Foo.prototype.bar`, `(*T).M`...), or the only one whose qualified name ends with it."""
-    found = find_symbol(symbols, wanted)
+    found, tail = lookup(symbols, wanted)
     if found is not None:
         return found, "" if found.name == wanted else f"{wanted} is {found.name}"
-    last = alias_key(wanted)[0] or wanted
-    tail = [s for s in symbols if s.name.endswith("." + last)]
-    if len(tail) == 1:
-        return tail[0], f"{wanted} is {tail[0].name}"
     names = [s.name for s in symbols]
     if len(tail) > 1:
         listed = ", ".join(s.name for s in tail[:8])

@@ -257,6 +257,17 @@ def find_symbol(symbols: list[Symbol], name: str) -> Symbol | None:
     return dropped[0] if dropped else None
 
 
+def lookup(symbols: list[Symbol], wanted: str) -> tuple[Symbol | None, list[Symbol]]:
+    """The symbol `wanted` names (its name, another tool's spelling of it, or the only name that
+    ends with its last part), or None and the names ending so when there are several."""
+    found = find_symbol(symbols, wanted)
+    if found is not None:
+        return found, []
+    last = alias_key(wanted)[0] or wanted
+    tail = [s for s in symbols if s.name.endswith("." + last)]
+    return (tail[0], []) if len(tail) == 1 else (None, tail)
+
+
 _ALIAS_SEPARATORS = re.compile(r"\s*(?:::|#|\.)\s*")
 
 

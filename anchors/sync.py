@@ -25,7 +25,8 @@ from anchors.redact import forgotten_in, is_redacted, record_of, same_op_or_reda
 from anchors.scanner import scan_text
 
 REF = "refs/tether/log"
-GC_STATE = "gc.json"  # written by `tether gc` until its rewritten ref is pushed
+# Written by `tether gc` ({"commit": the ref it rewrote}) until a sync has pushed that ref.
+GC_STATE = "gc.json"
 OPS_TREE = "ops"
 MAX_ATTEMPTS = 5
 
@@ -299,9 +300,7 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> _Imported
             common, new, adopted, remote_words = merged
             result.remote_has_redacted_words |= remote_words
             if adopted:
-                from anchors.gc import rewrite_partition
-
-                rewrite_partition(path, common)
+                memory.oplog.replace(name, common)
                 report.redactions_adopted += adopted
             local_bytes = common
         if not new:
