@@ -55,16 +55,11 @@ def content_hash(text: str) -> str:
 @contextlib.contextmanager
 def locked(path: Path) -> Iterator[None]:
     """Hold an exclusive lock on `<path>.lock` so two writers cannot interleave."""
-    import fcntl
+    from anchors.oplog import exclusive
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(str(path) + ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with exclusive(Path(str(path) + ".lock")):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def write_atomic(path: Path, text: str) -> None:
