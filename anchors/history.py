@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anchors.errors import UsageError
-from anchors.history_git import BlobReader, FileLog
+from anchors.history_git import BlobReader, FileLog, big_file
 from anchors.history_walk import CHANGE_KINDS, Found, HistoryEntry, State, Walker
 from anchors.languages import language_for_path
 
@@ -111,7 +111,9 @@ def resolve_rev(root: Path, rev: str, blobs: BlobReader | None = None) -> str:
             reader.close()
     if not sha:
         if rev == "HEAD":
-            raise HistoryError("this repository has no commits yet: history starts at the first one")
+            raise HistoryError(
+                "this repository has no commits yet: history starts at the first one"
+            )
         raise HistoryError(f"unknown revision {rev!r}")
     return sha
 
@@ -144,7 +146,7 @@ def start_log(cwd: Path, rev: str, path: str) -> FileLog | None:
     None when REV could be taken for an option."""
     if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0"):
         return None
-    return FileLog(cwd, rev, path)
+    return FileLog(cwd, rev, path, big_file(cwd / path))
 
 
 def symbol_history(
@@ -172,8 +174,8 @@ def symbol_history(
             )
         sha = resolve_rev(root, rev, blobs)
         # git walks the file's history while the current version is read and parsed.
-        log = log or FileLog(root, sha, path)
-        walker = Walker(root, blobs, git_dir)
+        log = log or FileLog(root, sha, path, big_file(root / path))
+        walker = Walker(root, blobs, git_dir, raw=log.raw)
         walker.start_renamed(log, path)
         version = blobs.version_at(sha, path)
         if version is None:

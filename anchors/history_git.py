@@ -1,4 +1,4 @@
-"""Reading git for `tether history`: the file's log with its hunks, merges' diffs, blobs.
+"""Reading git for `tether history`: the file's log with its blobs, diffs on demand, blobs.
 
 Every process is a `GitProcess` (posix_spawn, see `anchors.gitpipe`), and this module imports
 little, so that the CLI can start git's walk before the rest of the program is loaded
@@ -17,49 +17,126 @@ from anchors.gitpipe import GitProcess, git_env, run_git
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from threading import Condition, Thread
 
     from anchors.history_compare import Version
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.M)
 _INDEX = re.compile(rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)", re.M)
 _ZERO = re.compile(r"^0+$")
+_RAW = re.compile(rb"^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) ", re.M)
 # git may write this far ahead of the walk (a pipe holds 64 KB by default): its walk goes on
 # while the walk here parses versions.
 PIPE_SIZE = 1 << 20
+# From this size on, a file's log lists blobs (`--raw`) rather than diffs (`-p`): in a big file,
+# git's diff of every commit costs more than reading the versions and finding the symbol's text
+# in them; in a small one, the diffs cost git little and save the walk a question per commit.
+RAW_FROM_BYTES = 48 << 10
+
+
+def big_file(path: str | os.PathLike[str]) -> bool:
+    """Whether the working tree's copy of a file is big enough for a `--raw` log (the size at
+    the revision asked for is not known yet; this only chooses how to read git)."""
+    try:
+        return os.stat(path).st_size >= RAW_FROM_BYTES
+    except OSError:
+        return False
 
 
 class BlobReader:
-    """One `git cat-file --batch` process for the whole walk; parsed symbols cached per blob."""
+    """One `git cat-file --batch` process for the whole walk; parsed symbols cached per blob.
+
+    A thread reads git's answers as they come, so that blobs asked for ahead (`prefetch`) are
+    read out of git while the walk works on the ones before them."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self._root = root
         self._proc: GitProcess | None = None
         self._versions: dict[tuple[str, str], Version] = {}
         self._raw: dict[str, bytes] = {}
+        self._recent: dict[str, bytes] = {}  # the last blobs peeked at (see peek)
+        self._asked = 0  # questions written to git
+        self._ahead: dict[str, int] = {}  # blobs asked for ahead: the number of their question
+        self._answers: dict[int, tuple[str, str, bytes] | None] = {}
+        self._done = False
+        self._cond: Condition | None = None
+        self._thread: Thread | None = None
 
     def start(self) -> BlobReader:
         """Start cat-file now rather than at the first question."""
         if self._proc is None:
-            self._proc = GitProcess(["cat-file", "--batch"], self._root, stdin=True)
+            from threading import Condition, Thread
+
+            self._asked, self._ahead, self._answers, self._done = 0, {}, {}, False
+
+            self._proc = GitProcess(
+                ["cat-file", "--batch"], self._root, stdin=True, pipe_size=PIPE_SIZE
+            )
+            self._cond = Condition()
+            self._thread = Thread(target=self._answer_all, args=(self._proc,), daemon=True)
+            self._thread.start()
         return self
+
+    def _answer_all(self, proc: GitProcess) -> None:
+        """(The reading thread) every answer, in the order asked, until git ends."""
+        assert self._cond is not None
+        number = 0
+        try:
+            while True:
+                header = proc.stdout.readline()
+                if not header:
+                    break
+                fields = header.split()
+                answer: tuple[str, str, bytes] | None = None
+                if len(fields) >= 3 and fields[2].isdigit():  # not "<name> missing"
+                    data = proc.stdout.read(int(fields[2]) + 1)[:-1]
+                    answer = (fields[0].decode(), fields[1].decode(), data)
+                with self._cond:
+                    self._answers[number] = answer
+                    number += 1
+                    self._cond.notify_all()
+        except (OSError, ValueError):  # the walk is over and git was stopped
+            pass
+        finally:
+            with self._cond:
+                self._done = True
+                self._cond.notify_all()
+
+    def _ask(self, spec: str) -> int:
+        proc = self.start()._proc
+        assert proc is not None and proc.stdin is not None
+        proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+        self._asked += 1
+        return self._asked - 1
+
+    def _answer(self, number: int) -> tuple[str, str, bytes] | None:
+        proc, cond = self._proc, self._cond
+        assert proc is not None and proc.stdin is not None and cond is not None
+        if number not in self._answers:
+            proc.stdin.flush()
+        with cond:
+            while number not in self._answers and not self._done:
+                cond.wait()
+            return self._answers.pop(number, None)
 
     def _object(self, spec: str) -> tuple[str, str, bytes] | None:
         """(sha, type, content) of an object name, or None when git does not know it."""
         if "\n" in spec:
             return None
-        proc = self.start()._proc
-        assert proc is not None and proc.stdin is not None
-        proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-        proc.stdin.flush()
-        header = proc.stdout.readline().split()
-        if len(header) < 3 or not header[2].isdigit():
-            return None
-        data = proc.stdout.read(int(header[2]) + 1)[:-1]
-        return header[0].decode(), header[1].decode(), data
+        return self._answer(self._ask(spec))
+
+    def prefetch(self, blobs: list[str]) -> None:
+        """Ask for blobs the walk will read soon (`peek` takes them)."""
+        for blob in blobs:
+            if blob not in self._ahead and blob not in self._raw and blob not in self._recent:
+                self._ahead[blob] = self._ask(blob)
+        if self._proc is not None and self._proc.stdin is not None:
+            self._proc.stdin.flush()
 
     def read(self, spec: str) -> tuple[str, bytes] | None:
         """(blob sha, content) of `spec` (a blob sha or `REV:PATH`), or None when missing."""
-        got = self._object(spec)
+        number = self._ahead.pop(spec, None)
+        got = self._object(spec) if number is None else self._answer(number)
         if got is None or got[1] != "blob":
             return None
         return got[0], got[2]
@@ -116,11 +193,30 @@ class BlobReader:
             self._raw[blob] = data
         return data
 
+    def peek(self, blob: str) -> bytes:
+        """A blob's bytes, kept only while the walk is next to it (the walk reads each version of
+        a file once, newest first, and compares neighbours: a long history's versions would not
+        all fit in memory)."""
+        data = self._raw.get(blob) or self._recent.get(blob)
+        if data is None:
+            got = self.read(blob)
+            data = got[1] if got else b""
+            if len(self._recent) >= 2:
+                del self._recent[next(iter(self._recent))]
+            self._recent[blob] = data
+        return data
+
     def close(self) -> None:
-        """End the cat-file process."""
-        if self._proc is not None:
-            self._proc.close()
-            self._proc = None
+        """End the cat-file process (and the thread reading it)."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.pid is not None:
+            from contextlib import suppress
+
+            with suppress(ProcessLookupError):
+                os.kill(proc.pid, 9)  # SIGKILL: cat-file holds no lock
+            if self._thread is not None:
+                self._thread.join()
+            proc.close()
 
 
 Hunk = tuple[int, int, int, int]  # (old_start, old_count, new_start, new_count), as git says
@@ -129,7 +225,7 @@ Hunk = tuple[int, int, int, int]  # (old_start, old_count, new_start, new_count)
 class Patch:
     """One file's diff in one commit (against one parent), with zero lines of context."""
 
-    __slots__ = ("old_blob", "new_blob", "hunks", "raw", "bodies")
+    __slots__ = ("old_blob", "new_blob", "hunks", "raw", "bodies", "lazy")
 
     def __init__(
         self,
@@ -138,12 +234,14 @@ class Patch:
         hunks: list[Hunk],
         raw: bytes = b"",
         bodies: list[tuple[int, int]] | None = None,  # each hunk's lines in `raw`
+        lazy: bool = False,  # only the blobs are known: ask `PathDiffs` for the hunks
     ) -> None:
         self.old_blob = old_blob
         self.new_blob = new_blob
         self.hunks = hunks
         self.raw = raw
         self.bodies = bodies if bodies is not None else []
+        self.lazy = lazy
 
     def old_lines(self, index: int) -> list[bytes]:
         """The lines hunk `index` removed, each with its newline (as they were in the parent)."""
@@ -194,7 +292,7 @@ class Commit:
         self.author = author
         self.date = date  # author date, ISO 8601
         self.timestamp = timestamp  # committer time
-        self.patch = patch  # against the first parent; empty for a merge
+        self.patch = patch  # against the first parent (blobs only until asked); empty for a merge
 
     @property
     def old_blob(self) -> str | None:
@@ -205,30 +303,40 @@ class Commit:
         return self.patch.hunks
 
 
-def log_args(rev: str, path: str) -> list[str]:
-    """The `git log` of a file's history as FileLog reads it. `--remove-empty`: the walk does
-    not go on past a commit whose parent lacks the file (the walk here stops at the commit that
-    added it, and asks where it came from); without it git shows that commit only once it has
-    walked every older commit, looking for one that touched PATH to rewrite the parent to."""
+def log_args(rev: str, path: str, raw: bool = False) -> list[str]:
+    """The `git log` of a file's history as FileLog reads it: each commit's `-U0` diff, or with
+    `raw` only its old and new blob (git's diffs of a long, busy file cost more than the rest of
+    the walk; most commits leave the symbol's text whole, which the walk finds in the blobs, and
+    it asks for the diffs of the others). `--remove-empty`: the walk does not go on past a commit whose
+    parent lacks the file (the walk here stops at the commit that added it, and asks where it
+    came from); without it git shows that commit only once it has walked every older commit,
+    looking for one that touched PATH to rewrite the parent to."""
+    diff = (
+        ["--raw", "--no-abbrev"]
+        if raw
+        else ["-p", "-U0", "--full-index", "--no-ext-diff", "--no-textconv"]
+    )
     return [
-        "-c", "core.quotePath=false", "log", "--parents", "--remove-empty", "--no-renames", "-p",
-        "-U0",
-        "--full-index", "--no-color", "--no-ext-diff", "--no-textconv",
-        "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
+        "-c", "core.quotePath=false", "log", "--parents", "--remove-empty", "--no-renames",
+        *diff, "--no-color", "--format=%x00%H %P%x1f%an%x1f%aI%x1f%ct%x1f", rev, "--", path,
     ]  # fmt: skip
 
 
 class FileLog:
-    """`git log -p -U0 --parents REV -- PATH`: the commits that touched PATH, with their hunks.
+    """`git log -p -U0 --parents REV -- PATH` (or `--raw`): the commits that touched PATH, with
+    their hunks (or only their blobs).
 
     The process starts at once and its output is read as the walk asks for commits, so git
     walks the history while the caller parses versions; merges are announced to `on_merge` as
     they arrive (to ask for their diffs early).
     """
 
-    def __init__(self, root: str | os.PathLike[str], rev: str, path: str) -> None:
+    def __init__(
+        self, root: str | os.PathLike[str], rev: str, path: str, raw: bool = False
+    ) -> None:
+        self.raw = raw
         self._proc: GitProcess | None = GitProcess(
-            log_args(rev, path),
+            log_args(rev, path, raw),
             root,
             env=git_env(GIT_FLUSH="1"),  # each commit as soon as git has it
             pipe_size=PIPE_SIZE,
@@ -237,6 +345,7 @@ class FileLog:
         self.path = path
         self.tip: str | None = None
         self._commits: dict[str, Commit] = {}
+        self._order: list[Commit] = []  # as git listed them
         self._merges: list[Commit] = []
         self._on_merge: Callable[[Commit], None] | None = None
         self._pending = b""
@@ -258,6 +367,10 @@ class FileLog:
         """Take in what git has written so far, without waiting for more."""
         while self._proc is not None and select.select([self._proc.fileno()], [], [], 0)[0]:
             self._read()
+
+    def upcoming(self, after: int, count: int) -> list[Commit]:
+        """The commits listed after the first `after` ones, up to `count` of those read so far."""
+        return self._order[after : after + count]
 
     def added(self) -> list[Commit]:
         """The commits read so far that added the file (no merges)."""
@@ -285,10 +398,11 @@ class FileLog:
                 return
             records, self._pending = data[:cut], data[cut:]
         for record in records.split(b"\x00")[1:]:
-            commit = parse_record(record)
+            commit = parse_record(record, self.raw)
             if self.tip is None:
                 self.tip = commit.sha
             self._commits[commit.sha] = commit
+            self._order.append(commit)
             if len(commit.parents) > 1:
                 self._merges.append(commit)
                 if self._on_merge is not None:
@@ -301,9 +415,9 @@ class FileLog:
             self._proc = None
 
 
-def parse_record(record: bytes) -> Commit:
+def parse_record(record: bytes, raw: bool = False) -> Commit:
     """One commit of FileLog's output (without its leading NUL)."""
-    head, _, patch = record.partition(b"\x1f\n") if b"\x1f\n" in record else (record, b"", b"")
+    head, _, rest = record.partition(b"\x1f\n") if b"\x1f\n" in record else (record, b"", b"")
     fields = head.decode("utf-8", "replace").split("\x1f")
     shas = fields[0].split()
     return Commit(
@@ -312,15 +426,33 @@ def parse_record(record: bytes) -> Commit:
         author=fields[1] if len(fields) > 1 else "",
         date=fields[2] if len(fields) > 2 else "",
         timestamp=int(fields[3]) if len(fields) > 3 and fields[3].isdigit() else 0,
-        patch=parse_patch(patch),
+        patch=_blobs(rest) if raw else parse_patch(rest),
     )
 
 
-class MergeDiffs:
-    """`git diff-tree --stdin` for one path: a merge's diff against each of its parents (git log
-    -p shows none for merges). One process for the walk; questions are written as soon as the
-    log shows a merge, so git has usually answered (into a wide pipe) when the walk reaches
-    it. Answers come in the order asked."""
+def _blobs(raw: bytes) -> Patch:
+    """The old and new blob of a `--raw` line, as a Patch whose hunks are not known yet (none for
+    a merge: git shows no diff for merges)."""
+    match = _RAW.search(raw)
+    if match is None:
+        return Patch(None, None, [])
+    old_blob: str | None = match.group(1).decode()
+    new_blob: str | None = match.group(2).decode()
+    if old_blob == new_blob:
+        old_blob = new_blob = "same"  # a mode change only
+    elif old_blob is not None and _ZERO.match(old_blob):
+        old_blob = None
+    if new_blob is not None and _ZERO.match(new_blob):
+        new_blob = None
+    return Patch(old_blob, new_blob, [], lazy=old_blob not in (None, "same"))
+
+
+class PathDiffs:
+    """`git diff-tree --stdin` for one path: the diffs the walk asks for (of the commits whose
+    blobs do not show the symbol unchanged, and of merges against each parent). One process
+    for the walk; a merge's questions are written as soon as the log shows it, so git has
+    usually answered (into a wide pipe) when the walk reaches it. Answers come in the order
+    asked."""
 
     _END = b"::tether-end::"
 
@@ -465,7 +597,7 @@ class Prestart:
     the repository is. Whatever is not used is stopped by `close()`."""
 
     def __init__(self, cwd: str, rev: str, path: str) -> None:
-        self.log: FileLog | None = FileLog(cwd, rev, path)
+        self.log: FileLog | None = FileLog(cwd, rev, path, big_file(os.path.join(cwd, path)))
         self.blobs = BlobReader(cwd).start()
         self._where: GitProcess | None = GitProcess(
             ["rev-parse", "--is-bare-repository", "--git-common-dir", "--show-toplevel"], cwd

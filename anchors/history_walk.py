@@ -21,12 +21,13 @@ from anchors.history_git import (
     Commit,
     FileLog,
     Hunk,
-    MergeDiffs,
     Patch,
+    PathDiffs,
     file_diffs,
     shallow_commits,
     tree_changes,
 )
+from anchors.history_text import Spot, find_unchanged, line_of, spot_of
 from anchors.languages import language_for_path
 
 CHANGE_KINDS = ("introduced", "body", "signature", "rename", "move", "file-rename")
@@ -38,6 +39,8 @@ MOVE_SIMILARITY_OTHER_NAME = 0.75
 # (a mass reformat, a syntax migration, vendoring): only files whose diff mentions the symbol's
 # name are. (Reading and parsing each file before and after costs ~5 ms a file.)
 MOVE_SEARCH_FILES = 8
+# Versions of the file asked of git ahead of the walk (each is held in memory until read).
+PREFETCH = 8
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class State:
     headers: tuple[int, ...]  # start lines of the enclosing definitions
     header_spans: tuple[tuple[int, int], ...] = ()
     header: bytes | None = None  # None: no usable header text (always parse the whole file)
+    spot: Spot | None = None  # where its text is in the file's bytes, when known
 
     @classmethod
     def of(cls, path: str, found: Found) -> State:
@@ -250,9 +254,12 @@ class Walker:
     """One symbol's walk back through history: `walk_file` from the symbol as of REV; the
     commits found are in `entries`, shallow-clone boundaries reached in `boundary`."""
 
-    def __init__(self, root: Path, blobs: BlobReader, git_dir: Path | None = None) -> None:
+    def __init__(
+        self, root: Path, blobs: BlobReader, git_dir: Path | None = None, raw: bool = False
+    ) -> None:
         self.root = root
         self.blobs = blobs
+        self.raw = raw  # each file's log lists blobs, not diffs (see history_git.RAW_FROM_BYTES)
         self.entries: dict[str, HistoryEntry] = {}
         self.shallow = shallow_commits(root, git_dir)
         self.boundary: list[str] = []
@@ -319,7 +326,7 @@ class Walker:
                 if status.startswith("R") and new_path == path and language_for_path(old_path):
                     key = (parents[0], old_path)
                     if key not in self.early:
-                        self.early[key] = FileLog(self.root, parents[0], old_path)
+                        self.early[key] = FileLog(self.root, parents[0], old_path, self.raw)
 
     def _walk_one(
         self, rev: str, state: State, log: FileLog | None, visited: set[tuple[str, str]]
@@ -327,15 +334,15 @@ class Walker:
         path = state.path
         language = language_for_path(path) or ""
         given = log is not None
-        log = log or self.early.pop((rev, path), None) or FileLog(self.root, rev, path)
-        merges = MergeDiffs(self.root, path)
+        log = log or self.early.pop((rev, path), None) or FileLog(self.root, rev, path, self.raw)
+        merges = PathDiffs(self.root, path)
         try:
             tip = log.first()
             if tip is None and given:
                 # A log started early (from the user's directory, before the repository was
                 # located) that found nothing, though the file is there: ask again from here.
                 log.close()
-                log = FileLog(self.root, rev, path)
+                log = FileLog(self.root, rev, path, self.raw)
                 tip = log.first()
             if tip is not None:
                 log.on_merge(merges.prefetch)
@@ -348,7 +355,7 @@ class Walker:
         self,
         log: FileLog,
         tip: str,
-        merges: MergeDiffs,
+        merges: PathDiffs,
         state: State,
         language: str,
         visited: set[tuple[str, str]],
@@ -357,6 +364,7 @@ class Walker:
         # The first listed commit is the tip of the simplified history; REV itself may not have
         # touched the file, in which case its content is the tip's.
         stack: list[tuple[str, State]] = [(tip, state)]
+        walked = 0
         while stack:
             sha, cur = stack.pop()
             if (sha, path) in visited:
@@ -365,6 +373,17 @@ class Walker:
             commit = log.get(sha)
             if commit is None:
                 continue
+            # The older versions the walk will most likely read next, read out of git meanwhile.
+            walked += 1
+            if walked % PREFETCH == 1:
+                log.poll()
+                self.blobs.prefetch(
+                    [
+                        blob
+                        for c in log.upcoming(walked, 2 * PREFETCH)
+                        if c.patch.lazy and (blob := c.patch.old_blob)
+                    ]
+                )
             if len(commit.parents) > 1:
                 stack.extend(self.merge(commit, cur, merges, language))
                 continue
@@ -375,6 +394,19 @@ class Walker:
             if parent is None and sha in self.shallow:
                 self.boundary.append(sha)
                 continue
+            if commit.old_blob == "same":  # a mode change only
+                if parent is not None:
+                    stack.append((parent, cur))
+                continue
+            if commit.patch.lazy:
+                kept = self.kept(commit.patch, cur, language)
+                if kept is not None:
+                    if parent is not None:
+                        stack.append((parent, kept))
+                    continue
+                if parent is None:
+                    continue
+                commit.patch = merges.diff(sha, parent)
             attached = _attached(commit.patch, cur, language)
             if commit.old_blob == "same" or not (attached or _touches(cur, commit.hunks)):
                 if parent is not None:
@@ -388,6 +420,42 @@ class Walker:
             self.record(commit, kinds, cur)
             if parent is not None:
                 stack.append((parent, older))
+
+    def kept(self, patch: Patch, cur: State, language: str) -> State | None:
+        """The symbol in the parent's file when its text shows it unchanged there (see
+        `anchors.history_text`); None when that is not certain (the diff then decides)."""
+        if patch.new_blob is None or patch.old_blob is None:
+            return None
+        if cur.header is None or len(cur.header_spans) != len(cur.headers):
+            return None
+        new = self.blobs.peek(patch.new_blob)
+        spot = cur.spot
+        if spot is None or spot[0] != patch.new_blob:
+            spot = spot_of(new, patch.new_blob, cur.start, cur.end, cur.header_spans)
+            if spot is None:
+                return None
+        old = self.blobs.peek(patch.old_blob)
+        there = find_unchanged(new, spot, old, patch.old_blob, language)
+        if there is None:
+            return None
+        _, sym_a, _, headers = there
+        lines: list[tuple[int, int]] = []
+        base = (0, 1)
+        for (ha, _), (first, last) in zip(headers, cur.header_spans, strict=True):
+            line = line_of(old, ha, base)
+            base = (ha, line)
+            lines.append((line, line + last - first))
+        start = line_of(old, sym_a, base)
+        return State(
+            cur.path,
+            cur.found,
+            start,
+            start + cur.end - cur.start,
+            tuple(first for first, _ in lines),
+            tuple(lines),
+            cur.header,
+            there,
+        )
 
     def step(
         self, patch: Patch, cur: State, language: str, whole: bool = False
@@ -575,7 +643,7 @@ class Walker:
         return None
 
     def merge(
-        self, commit: Commit, cur: State, merges: MergeDiffs, language: str
+        self, commit: Commit, cur: State, merges: PathDiffs, language: str
     ) -> list[tuple[str, State]]:
         """A merge that touched the file: a change only if it differs from every parent."""
         follow: list[tuple[str, State]] = []

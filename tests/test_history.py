@@ -15,6 +15,17 @@ from anchors.history import HistoryError, parse_spec, symbol_history
 from tests.conftest import make_repo
 
 
+@pytest.fixture(autouse=True, params=["diffs", "blobs"])
+def log_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every history below is walked both ways: from git's diffs (small files) and from the
+    blobs alone, finding the symbol's text in them (big files; see anchors.history_text).
+    Subprocess runs of the CLI take the way their file's size chooses."""
+    import anchors.history
+
+    monkeypatch.setattr(anchors.history, "big_file", lambda path: request.param == "blobs")
+    return str(request.param)
+
+
 class Repo:
     """A repository whose commits get increasing, distinct dates (history order is by date)."""
 
