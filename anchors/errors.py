@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # `typing` costs ~2 ms of every command's start-up
 if TYPE_CHECKING:
     from anchors.scanner import Finding
 

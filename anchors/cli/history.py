@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+# Neither argparse nor typing is imported on the way to git's start (see fast_args).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 
 def register(subparsers: Any) -> None:
@@ -53,9 +56,12 @@ def fast_args(words: list[str]) -> argparse.Namespace | None:
         i += 1
     if spec is None:
         return None
-    return argparse.Namespace(
+    from types import SimpleNamespace
+
+    namespace: Any = SimpleNamespace(
         directory=directory, command="history", spec=spec, rev=rev, json=as_json, func=cmd_history
     )
+    return namespace  # what argparse would give
 
 
 def cmd_history(args: argparse.Namespace) -> int:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
 
 from anchors.errors import EXIT_USAGE, TetherError
+
+# argparse is imported only when a parser is built: `tether history` reads its usual arguments
+# without one, to start git sooner (see anchors.cli.history.fast_args).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 # Each module registers its subcommands with `register(subparsers)`; heavy imports stay inside the
 # functions those subcommands run, so start-up stays fast.
@@ -55,14 +59,16 @@ COMMAND_INDEX = {
 }  # fmt: skip
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"tether: {message}\n")
-        raise SystemExit(EXIT_USAGE)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The full parser, or with `only`, a parser that knows just the module of that command."""
+    import argparse
+    import importlib
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            sys.stderr.write(f"tether: {message}\n")
+            raise SystemExit(EXIT_USAGE)
+
     parser = _Parser(
         prog="tether",
         description="Project memory for codebases: learnings anchored to code, shared through git.",
