@@ -177,3 +177,10 @@ def test_list_dicts_match_the_records(repo: Path, run_tether: RunTether) -> None
     mem.add("A second, unanchored learning about builds")
     assert mem.list_dicts() == [r.to_dict() for r in mem.list()]
     assert mem.list_dicts(path="README.md")[0]["anchors"][0]["path"] == "README.md"
+
+
+def test_version_names_the_package_version(tmp_path: Path, run_tether: RunTether) -> None:
+    from anchors import __version__
+
+    shown = run_tether(["--version"], tmp_path)
+    assert shown.returncode == 0 and shown.stdout.strip() == f"tether {__version__}"

@@ -73,6 +73,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="tether",
         description="Project memory for codebases: learnings anchored to code, shared through git.",
     )
+    from anchors import __version__
+
+    parser.add_argument("--version", action="version", version=f"tether {__version__}")
     parser.add_argument("-C", dest="directory", metavar="DIR", help="run as if started in DIR")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in [COMMAND_INDEX[only]] if only in COMMAND_INDEX else COMMAND_MODULES:
