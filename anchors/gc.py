@@ -52,9 +52,7 @@ def redact_bytes(data: bytes, forgotten: set[str]) -> tuple[bytes, int]:
     return b"\n".join(lines), count
 
 
-def redact_log(
-    memory: Memory, forgotten: set[str], dry_run: bool = False
-) -> tuple[int, list[str]]:
+def redact_log(memory: Memory, forgotten: set[str], dry_run: bool = False) -> tuple[int, list[str]]:
     """Redact the forgotten learnings' ops in every local partition (the caller holds the lock);
     return how many ops and which partitions changed."""
     oplog = memory.oplog

@@ -36,6 +36,8 @@ def _compiled(pattern: bytes) -> Pattern[bytes]:
 
 def _zero(sha: str) -> bool:
     return not sha.strip("0")
+
+
 # git may write this far ahead of the walk (a pipe holds 64 KB by default): its walk goes on
 # while the walk here parses versions.
 PIPE_SIZE = 1 << 20

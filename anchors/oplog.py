@@ -157,7 +157,9 @@ class OpLog:
                 if number:
                     number += 1
 
-    def lines(self, part: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, bytes]]:
+    def lines(
+        self, part: str, start: int = 0, end: int | None = None
+    ) -> Iterator[tuple[int, bytes]]:
         """Yield (offset, line bytes without its newline) of the complete lines in [start, end).
 
         The fast path for replay: the file is read in large blocks and split, so the cost per line is
@@ -357,7 +359,9 @@ class OpLog:
                 prev, last_clock = op.id, op.clock
             size = self.path_of(part).stat().st_size
             if size != self.complete_size(part):
-                report.issues.append(LineIssue(part, 0, "", "torn last line (repaired on next write)"))
+                report.issues.append(
+                    LineIssue(part, 0, "", "torn last line (repaired on next write)")
+                )
         report.redacted = len(redacted)
         for part, number, op in redacted:
             if record_of(op) not in forgotten:

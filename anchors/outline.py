@@ -189,7 +189,9 @@ class PythonOutliner(Outliner):
         self._wrapped(node, scope, in_type, span)
 
     def _def_name(self, node: Node) -> bytes | None:
-        inner = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        inner = (
+            node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+        )
         if inner is None or inner.type != "function_definition":
             return None
         name = inner.child_by_field_name("name")

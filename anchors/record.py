@@ -82,7 +82,11 @@ class Evidence:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Evidence:
-        return cls(type=str(data.get("type", "")), ref=str(data.get("ref", "")), note=str(data.get("note", "")))
+        return cls(
+            type=str(data.get("type", "")),
+            ref=str(data.get("ref", "")),
+            note=str(data.get("note", "")),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

@@ -305,9 +305,7 @@ def _import(memory: Memory, remote_commit: str, report: SyncReport) -> _Imported
             local_bytes = common
         if not new:
             continue
-        count = _check_new(
-            memory.tether_dir, name, local_bytes, new, report, quarantine, forgotten
-        )
+        count = _check_new(memory.tether_dir, name, local_bytes, new, report, quarantine, forgotten)
         memory.oplog.append_raw(name, new)
         report.imported_ops += count
         report.imported_parts.append(name)
@@ -449,7 +447,11 @@ def sync(memory: Memory, remote: str | None = None) -> SyncReport:
                 redact_log(memory, forgotten_ids(memory))
         keep_remote = not imported.remote_has_redacted_words
         commit = publish(
-            memory, remote_commit, imported.overrides, keep_local=keep_local, keep_remote=keep_remote
+            memory,
+            remote_commit,
+            imported.overrides,
+            keep_local=keep_local,
+            keep_remote=keep_remote,
         )
         report.commit = commit
         if not commit:

@@ -46,7 +46,9 @@ def make_repo(path: Path, email: str = "ada@example.com", name: str = "Ada Test"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads or writes the real user's config or data dirs."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
@@ -73,7 +75,10 @@ def run_tether() -> RunTether:
     """Run the real `tether` console script: `run_tether(args, cwd, input=None)`."""
 
     def run(
-        args: Sequence[str], cwd: Path | str, input: str | None = None, env: dict[str, str] | None = None
+        args: Sequence[str],
+        cwd: Path | str,
+        input: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [TETHER, *args],

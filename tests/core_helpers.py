@@ -19,7 +19,9 @@ def make_op(
     ).seal()  # fmt: skip
 
 
-def record(record_id: str, text: str = "retries must stay idempotent", **extra: Any) -> dict[str, Any]:
+def record(
+    record_id: str, text: str = "retries must stay idempotent", **extra: Any
+) -> dict[str, Any]:
     return {"id": record_id, "text": text, "category": "pattern", **extra}
 
 
@@ -28,9 +30,7 @@ def dump(projection: Projection) -> list[tuple[Any, ...]]:
     db = projection.db
     rows = sorted(tuple(r) for r in db.execute(f"SELECT {', '.join(COLUMNS)} FROM records"))
     anchors = sorted(tuple(r) for r in db.execute("SELECT * FROM anchors"))
-    fts = sorted(
-        tuple(r) for r in db.execute("SELECT text, description, tags FROM records_fts")
-    )
+    fts = sorted(tuple(r) for r in db.execute("SELECT text, description, tags FROM records_fts"))
     return [*rows, *anchors, *fts]
 
 

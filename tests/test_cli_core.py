@@ -105,7 +105,12 @@ def test_outside_a_repository_exits_4(tmp_path: Path, run_tether: RunTether) -> 
 
 def test_json_output_is_exactly_one_document(repo: Path, run_tether: RunTether) -> None:
     run_tether(["add", "Something worth knowing about the parser"], repo)
-    for args in (["list", "--json"], ["log", "--json"], ["log", "--verify", "--json"], ["init", "--json"]):
+    for args in (
+        ["list", "--json"],
+        ["log", "--json"],
+        ["log", "--verify", "--json"],
+        ["init", "--json"],
+    ):
         out = run_tether(args, repo)
         assert out.returncode == 0, (args, out.stderr)
         json.loads(out.stdout)  # raises if there is anything else on stdout

@@ -17,7 +17,9 @@ def _reachable_blobs_contain(repo: Path, ref: str, needle: str) -> bool:
     listing = git(repo, "rev-list", "--objects", ref)
     for line in listing.splitlines():
         sha = line.split()[0]
-        if git(repo, "cat-file", "-t", sha) == "blob" and needle in git(repo, "cat-file", "-p", sha):
+        if git(repo, "cat-file", "-t", sha) == "blob" and needle in git(
+            repo, "cat-file", "-p", sha
+        ):
             return True
     return False
 

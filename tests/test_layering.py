@@ -6,7 +6,16 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ADAPTERS = ("anchors.cli", "anchors.mcp", "lsp_server", "hooks", "mcp", "pygls", "lsprotocol", "rich")
+ADAPTERS = (
+    "anchors.cli",
+    "anchors.mcp",
+    "lsp_server",
+    "hooks",
+    "mcp",
+    "pygls",
+    "lsprotocol",
+    "rich",
+)
 
 
 def core_modules() -> list[Path]:

@@ -23,11 +23,20 @@ ANCHOR = {
 # One valid payload per op type, and what the target record looks like after it applies.
 CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "add": ({"record": record(RID)}, {"status": "active", "text": "retries must stay idempotent"}),
-    "update": ({"fields": {"text": "new words", "tags": ["pay"]}}, {"text": "new words", "tags": ["pay"]}),
+    "update": (
+        {"fields": {"text": "new words", "tags": ["pay"]}},
+        {"text": "new words", "tags": ["pay"]},
+    ),
     "reinforce": ({}, {"hits": 1}),
     "confirm": ({"anchors": [ANCHOR]}, {"anchors": [ANCHOR]}),
-    "invalidate": ({"reason": "gateway fixed"}, {"status": "invalidated", "status_reason": "gateway fixed"}),
-    "supersede": ({"record": record(NEW, "retries are safe now")}, {"status": "superseded", "superseded_by": NEW}),
+    "invalidate": (
+        {"reason": "gateway fixed"},
+        {"status": "invalidated", "status_reason": "gateway fixed"},
+    ),
+    "supersede": (
+        {"record": record(NEW, "retries are safe now")},
+        {"status": "superseded", "superseded_by": NEW},
+    ),
     "reanchor": ({"anchors": [ANCHOR], "reason": "moved"}, {"anchors": [ANCHOR]}),
     "mark-stale": ({"reason": "body changed"}, {"status": "stale"}),
     "promote": ({}, {"layer": "L1"}),
@@ -112,12 +121,21 @@ def test_one_changed_byte_breaks_the_hash() -> None:
     ("line", "message"),
     [
         (b'{"id":"ab","type":"add"}', "lacks a field: 'target'"),
-        (b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":"1",'
-         b'"time":"t","prev":"","payload":{}}', "wrong type"),
-        (b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":true,'
-         b'"time":"t","prev":"","payload":{}}', "wrong type"),
-        (b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":1,'
-         b'"time":"t","prev":"","payload":[]}', "wrong type"),
+        (
+            b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":"1",'
+            b'"time":"t","prev":"","payload":{}}',
+            "wrong type",
+        ),
+        (
+            b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":true,'
+            b'"time":"t","prev":"","payload":{}}',
+            "wrong type",
+        ),
+        (
+            b'{"id":"ab","type":"add","target":"x","author":"a","part":"p","clock":1,'
+            b'"time":"t","prev":"","payload":[]}',
+            "wrong type",
+        ),
         (b'["not", "an", "op"]', "not an op line"),
         (b'{"id":"ab","type":', "not valid JSON"),
     ],

@@ -38,7 +38,9 @@ def _three_authors() -> list:
             ids.append(rid)
         else:
             rid = rng.choice(ids)
-            kind = rng.choice(["reinforce", "invalidate", "promote", "archive", "restore", "update"])
+            kind = rng.choice(
+                ["reinforce", "invalidate", "promote", "archive", "restore", "update"]
+            )
             payload = {"reinforce": {}, "promote": {}, "restore": {},
                        "invalidate": {"reason": f"r{i}"}, "archive": {"reason": f"a{i}"},
                        "update": {"fields": {"text": f"edited {i}"}}}[kind]  # fmt: skip
@@ -99,7 +101,9 @@ def test_garbage_projection_is_rebuilt(repo: Path, run_tether: RunTether) -> Non
     assert [r["text"] for r in json.loads(listed.stdout)] == ["keep me"]
 
 
-def test_torn_last_line_is_moved_aside_and_the_log_verifies(repo: Path, run_tether: RunTether) -> None:
+def test_torn_last_line_is_moved_aside_and_the_log_verifies(
+    repo: Path, run_tether: RunTether
+) -> None:
     assert run_tether(["add", "first"], repo).returncode == 0
     mem = Memory.open(repo)
     path = mem.oplog.path_of(mem.oplog.part)
@@ -147,8 +151,11 @@ def test_eight_concurrent_writers_lose_nothing(repo: Path, run_tether: RunTether
     (repo / ".tether").mkdir()
     (repo / ".tether" / "config.toml").write_text("[learnings]\ncap_per_category = 5000\n")
     procs = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(repo), str(w), "250"],
-                         stdout=subprocess.PIPE, text=True)  # fmt: skip
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(repo), str(w), "250"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
         for w in range(8)
     ]
     acked = set()

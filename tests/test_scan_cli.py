@@ -20,7 +20,9 @@ def test_clean_file_exits_zero(tmp_path: Path, run_tether: RunTether) -> None:
     assert result.stdout == ""
 
 
-def test_rejected_file_exits_three_with_one_line_per_finding(tmp_path: Path, run_tether: RunTether) -> None:
+def test_rejected_file_exits_three_with_one_line_per_finding(
+    tmp_path: Path, run_tether: RunTether
+) -> None:
     note = tmp_path / "note.md"
     note.write_text(ATTACK)
     result = run_tether(["scan", str(note)], tmp_path)
@@ -39,7 +41,10 @@ def test_json_lists_findings_with_the_contract_keys(tmp_path: Path, run_tether: 
     result = run_tether(["scan", "--json", str(note)], tmp_path)
     assert result.returncode == 3
     findings = json.loads(result.stdout)
-    assert [f["rule"] for f in findings] == ["injection.ignore-instructions", "unicode.bidi-control"]
+    assert [f["rule"] for f in findings] == [
+        "injection.ignore-instructions",
+        "unicode.bidi-control",
+    ]
     for finding in findings:
         assert set(finding) == {"path", "rule", "category", "line", "start", "end", "message"}
         assert finding["path"] == str(note)
@@ -54,7 +59,9 @@ def test_stdin_is_path_dash(tmp_path: Path, run_tether: RunTether) -> None:
     assert clean.returncode == 0 and json.loads(clean.stdout) == []
 
 
-def test_unreadable_inputs_exit_two_with_a_clear_line_each(tmp_path: Path, run_tether: RunTether) -> None:
+def test_unreadable_inputs_exit_two_with_a_clear_line_each(
+    tmp_path: Path, run_tether: RunTether
+) -> None:
     (tmp_path / "binary.md").write_bytes(b"abc\x00def")
     (tmp_path / "latin1.md").write_bytes("café".encode("latin-1"))
     (tmp_path / "huge.md").write_bytes(b"a" * (MAX_BYTES + 1))
@@ -71,14 +78,18 @@ def test_unreadable_inputs_exit_two_with_a_clear_line_each(tmp_path: Path, run_t
         assert "Traceback" not in result.stderr
 
 
-def test_an_unreadable_input_does_not_hide_findings_in_others(tmp_path: Path, run_tether: RunTether) -> None:
+def test_an_unreadable_input_does_not_hide_findings_in_others(
+    tmp_path: Path, run_tether: RunTether
+) -> None:
     (tmp_path / "bad.md").write_text(ATTACK)
     result = run_tether(["scan", "--json", "bad.md", "missing.md"], tmp_path)
     assert result.returncode == 2
     assert len(json.loads(result.stdout)) == 2
 
 
-def test_rejections_in_a_tether_repository_are_audited_by_hash(repo: Path, run_tether: RunTether) -> None:
+def test_rejections_in_a_tether_repository_are_audited_by_hash(
+    repo: Path, run_tether: RunTether
+) -> None:
     assert run_tether(["init"], repo).returncode == 0
     (repo / "note.md").write_text(ATTACK)
     assert run_tether(["scan", "note.md"], repo).returncode == 3

@@ -22,7 +22,9 @@ def sync(run_tether: RunTether, cwd: Path) -> dict:
     return json.loads(out.stdout)
 
 
-def test_both_write_both_sync_both_see_everything(team: tuple[Path, Path, Path], run_tether: RunTether) -> None:
+def test_both_write_both_sync_both_see_everything(
+    team: tuple[Path, Path, Path], run_tether: RunTether
+) -> None:
     remote, alice, bob = team
     expected: list[str] = []
     topics = iter(["retry budgets", "cache keys", "feature flags", "schema migrations",
@@ -49,7 +51,9 @@ def test_both_write_both_sync_both_see_everything(team: tuple[Path, Path, Path],
         assert git(who, "branch", "--list") == "* main"
 
 
-def test_fresh_clone_sees_the_team_memory_after_sync(team: tuple[Path, Path, Path], tmp_path: Path, run_tether: RunTether) -> None:
+def test_fresh_clone_sees_the_team_memory_after_sync(
+    team: tuple[Path, Path, Path], tmp_path: Path, run_tether: RunTether
+) -> None:
     remote, alice, _ = team
     run_tether(["add", "payments are owned by the billing team", "-c", "architecture"], alice)
     sync(run_tether, alice)
@@ -61,7 +65,9 @@ def test_fresh_clone_sees_the_team_memory_after_sync(team: tuple[Path, Path, Pat
     assert texts(run_tether, fresh) == ["payments are owned by the billing team"]
 
 
-def test_a_diverged_partition_is_reported_and_left_alone(team: tuple[Path, Path, Path], tmp_path: Path, run_tether: RunTether) -> None:
+def test_a_diverged_partition_is_reported_and_left_alone(
+    team: tuple[Path, Path, Path], tmp_path: Path, run_tether: RunTether
+) -> None:
     remote, alice, bob = team
     run_tether(["add", "shared beginning of alice's partition"], alice)
     sync(run_tether, alice)
@@ -82,7 +88,9 @@ def test_a_diverged_partition_is_reported_and_left_alone(team: tuple[Path, Path,
     assert "the twin wrote something else entirely" not in texts(run_tether, bob)
 
 
-def test_malformed_and_foreign_lines_are_reported_and_skipped(team: tuple[Path, Path, Path], run_tether: RunTether) -> None:
+def test_malformed_and_foreign_lines_are_reported_and_skipped(
+    team: tuple[Path, Path, Path], run_tether: RunTether
+) -> None:
     _, alice, bob = team
     run_tether(["add", "a good learning from alice"], alice)
     mem = Memory.open(alice)
@@ -100,7 +108,9 @@ def test_malformed_and_foreign_lines_are_reported_and_skipped(team: tuple[Path, 
     assert json.loads(log.stdout)["quarantined"]
 
 
-def test_a_poisoned_op_from_a_teammate_is_quarantined(team: tuple[Path, Path, Path], run_tether: RunTether) -> None:
+def test_a_poisoned_op_from_a_teammate_is_quarantined(
+    team: tuple[Path, Path, Path], run_tether: RunTether
+) -> None:
     from anchors.operations import Op
 
     _, alice, bob = team
@@ -137,7 +147,9 @@ def test_missing_remote_is_a_clear_error(repo: Path, run_tether: RunTether) -> N
     assert "Traceback" not in result.stderr
 
 
-def test_a_refused_push_is_reported_and_loses_nothing(team: tuple[Path, Path, Path], run_tether: RunTether) -> None:
+def test_a_refused_push_is_reported_and_loses_nothing(
+    team: tuple[Path, Path, Path], run_tether: RunTether
+) -> None:
     remote, alice, _ = team
     hook = remote / "hooks" / "pre-receive"
     hook.write_text("#!/bin/sh\necho 'memory is frozen' >&2\nexit 1\n")

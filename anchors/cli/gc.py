@@ -37,6 +37,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "gc", help="remove the words of forgotten learnings from the op-log and the shared ref"
     )
-    p.add_argument("--dry-run", action="store_true", help="say what would be redacted, change nothing")
+    p.add_argument(
+        "--dry-run", action="store_true", help="say what would be redacted, change nothing"
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_gc)

@@ -162,7 +162,9 @@ def cmd_show(args: argparse.Namespace) -> int:
         ["supersedes", record.supersedes], ["superseded by", record.superseded_by],
         ["reason", record.status_reason],
     ]  # fmt: skip
-    print_table(f"learning {record.id}", ["field", "value"], [r for r in rows if r[1] not in ("", [], None)])
+    print_table(
+        f"learning {record.id}", ["field", "value"], [r for r in rows if r[1] not in ("", [], None)]
+    )
     if args.history:
         print_table(
             "history",
@@ -257,7 +259,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--confidence", type=_confidence, default=0.8)
     p.add_argument("--description", help="one-line retrieval key (default: the first line)")
     p.add_argument("--session", help="the agent session writing this")
-    p.add_argument("--source", default="cli", choices=["cli", "hook", "bootstrap"], help=argparse.SUPPRESS)
+    p.add_argument(
+        "--source", default="cli", choices=["cli", "hook", "bootstrap"], help=argparse.SUPPRESS
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_add)
 
@@ -265,7 +269,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--category", choices=CATEGORIES)
     p.add_argument("--status", choices=STATUSES)
     p.add_argument("--path", help="only learnings anchored in this file or directory")
-    p.add_argument("--all", action="store_true", help="include archived, invalidated and superseded")
+    p.add_argument(
+        "--all", action="store_true", help="include archived, invalidated and superseded"
+    )
     p.add_argument("--as-of", dest="as_of", metavar="DATE", help="what was believed at DATE")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_list)

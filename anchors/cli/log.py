@@ -54,7 +54,9 @@ def cmd_log(args: argparse.Namespace) -> int:
         )
     for key in sorted(quarantine):
         entry = quarantine[key]
-        print_line(f"quarantined {str(entry.get('op', ''))[:16]} ({key[0]}): {entry.get('reason', '')}")
+        print_line(
+            f"quarantined {str(entry.get('op', ''))[:16]} ({key[0]}): {entry.get('reason', '')}"
+        )
     for s in skipped:
         print_line(f"skipped {s.part} {s.op_id[:16]}: {s.problem}")
     return EXIT_FINDINGS if report is not None and not report.ok else 0
@@ -62,7 +64,9 @@ def cmd_log(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("log", help="show the op-log; --verify checks every hash chain")
-    p.add_argument("--verify", action="store_true", help="check hashes and chains; exit 1 on damage")
+    p.add_argument(
+        "--verify", action="store_true", help="check hashes and chains; exit 1 on damage"
+    )
     p.add_argument("--limit", type=int, default=50, help="newest N ops (0 for all)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_log)

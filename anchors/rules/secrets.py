@@ -295,7 +295,9 @@ _URL_CREDENTIALS = lazy(r"://[^/\s:@\"'<>]{1,64}:(?P<value>[^/\s@\"'<>]{1,128})@
 # (`t6u772etb6ljjy1l7`), 20 and more as keys: one pass over the text finds both.
 _TOKEN = lazy(r"(?<![\w+~\-])[A-Za-z0-9~_\-][A-Za-z0-9_\-+~]{15,}={0,3}(?![\w+~\-])")
 _FILE_SUFFIX = lazy(r"\.[A-Za-z][A-Za-z0-9]{1,4}\b")
-_EMAIL_DOMAIN = lazy(r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_EMAIL_DOMAIN = lazy(
+    r"@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
+)
 # Lower-case only: the keys with vendor prefixes print their hex in lower case, while upper-case
 # hex after a word is usually an id in a URL (API-BD80F56C...).
 _LOWER_HEX = lazy(r"[0-9a-f]+")
