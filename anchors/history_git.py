@@ -101,7 +101,7 @@ class BlobReader:
                     break
                 fields = header.split()
                 answer: tuple[str, str, bytes] | None = None
-                if len(fields) >= 3 and fields[2].isdigit():  # not "<name> missing"
+                if len(fields) == 3 and fields[2].isdigit():  # not "<name> missing" (or ambiguous)
                     data = proc.stdout.read(int(fields[2]) + 1)[:-1]
                     answer = (fields[0].decode(), fields[1].decode(), data)
                 with self._cond:
