@@ -375,7 +375,7 @@ class Walker:
                 continue
             # The older versions the walk will most likely read next, read out of git meanwhile.
             walked += 1
-            if walked % PREFETCH == 1:
+            if log.raw and walked % PREFETCH == 1:
                 log.poll()
                 self.blobs.prefetch(
                     [
