@@ -239,8 +239,19 @@ def plan_ops(ops: Iterable[Op]) -> tuple[Plan, set[str]]:
     plan: Plan = []
     for by_shape in rounds:
         order = sorted(by_shape, key=lambda sql: 0 if sql.startswith("INSERT") else 1)
+        for sql in order:
+            if not sql.startswith("INSERT"):
+                # A round's updates and deletes are about different records, so they commute: run
+                # them in id order, which walks the id index and the table (ids grow with time,
+                # like rowids) in order instead of jumping around a file larger than the cache.
+                # Inserts keep replay order: it gives the rowids.
+                by_shape[sql].sort(key=_last)
         plan.append([(sql, by_shape[sql]) for sql in order])
     return plan, touched
+
+
+def _last(params: tuple[Any, ...]) -> Any:
+    return params[-1]
 
 
 def run_plan(db: apsw.Connection, plan: Plan) -> None:
