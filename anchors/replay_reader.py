@@ -29,6 +29,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,6 +96,19 @@ def replay_in_two_processes(
             "batch": projection.REPLAY_BATCH,
         }
     )
+    # Its errors go to a file: a pipe nobody reads until the end could fill up and stall it.
+    with tempfile.TemporaryFile() as errors:
+        return _run_reader(db, request, numbers, quarantine, issues, errors)
+
+
+def _run_reader(
+    db: apsw.Connection,
+    request: bytes,
+    numbers: dict[str, int],
+    quarantine: dict[tuple[str, int], Any],
+    issues: list[LineIssue],
+    errors: IO[bytes],
+) -> int:
     env = dict(os.environ)
     # The child imports this very package, wherever it was imported from here.
     root = str(Path(__file__).resolve().parent.parent)
@@ -104,12 +118,12 @@ def replay_in_two_processes(
             [sys.executable, "-m", "anchors.replay_reader"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=errors,
             env=env,
         )
     except OSError as exc:
         raise ReplayReaderError(f"cannot start the reading process: {exc}") from None
-    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    assert proc.stdin is not None and proc.stdout is not None
     _widen_pipe(proc.stdout)
     frames: queue.Queue[bytes | None] = queue.Queue(_QUEUE_FRAMES)
     # A thread moves frames off the pipe while this one runs statements, so the reading process is
@@ -143,8 +157,9 @@ def replay_in_two_processes(
             with contextlib.suppress(queue.Empty):
                 frames.get(timeout=0.05)
         pump.join()
-        err = proc.stderr.read().decode("utf-8", "replace").strip()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
+        errors.seek(0)
+        err = errors.read().decode("utf-8", "replace").strip()
+        for stream in (proc.stdin, proc.stdout):
             with contextlib.suppress(OSError):
                 stream.close()
     if proc.returncode != 0 or end is None:

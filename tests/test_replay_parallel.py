@@ -234,3 +234,28 @@ def test_a_clock_going_back_is_skipped_not_waited_for(
     ]
     issues = projection.rebuild("again").issues
     assert [(i.op_id, i.problem) for i in issues] == [(ops[2].id, projection_module.CLOCK_BACK)]
+
+
+def test_a_reader_that_dies_leaves_the_replay_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader that writes half a frame and exits non-zero: the rebuild falls back, whole."""
+    one = tmp_path / "one"
+    _random_log(one / "ops", 7, count=80)
+    two = _copy_log(one, tmp_path / "two")
+    sequential = _build(one, False, monkeypatch)
+    fake = tmp_path / "dying-python"
+    fake.write_text("#!/bin/sh\nprintf '\\377\\0\\0\\0\\0\\0\\0\\0abc'\necho dying >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(fake))
+    calls: list[bool] = []
+    real = Projection._rebuild_from
+
+    def spy(self: Projection, reason: str, parts: Any, sizes: Any, parallel: bool) -> Any:
+        calls.append(parallel)
+        return real(self, reason, parts, sizes, parallel)
+
+    monkeypatch.setattr(Projection, "_rebuild_from", spy)
+    parallel = _build(two, True, monkeypatch)
+    assert calls == [True, False]
+    assert differences(str(sequential), str(parallel)) == []
