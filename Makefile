@@ -19,6 +19,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check anchors lsp_server hooks tests bench
+	$(BIN)/ruff format --check anchors lsp_server hooks tests bench
 	$(BIN)/mypy
 	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory vscode; \
 	else echo "npm not found: skipping the VS Code extension build"; fi

@@ -658,7 +658,9 @@ def write_batch(db: apsw.Connection, prepared: PreparedBatch) -> None:
     db.executemany("INSERT INTO op_index VALUES (?,?,?,?)", prepared.index_rows)
 
 
-def _index_rows(ops: list[tuple[Op, int]], numbers: dict[str, int]) -> list[tuple[str, int, int, int]]:
+def _index_rows(
+    ops: list[tuple[Op, int]], numbers: dict[str, int]
+) -> list[tuple[str, int, int, int]]:
     rows = []
     for op, offset in ops:
         for rid in targets_of(op):

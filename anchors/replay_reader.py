@@ -207,7 +207,11 @@ def place(line: bytes, part: str, tail: bytes, off: int, issues: list[LineIssue]
     partition), else from its decoded op; None for a line the replay skips (noted in `issues`)."""
     if line.startswith(b'{"id":"') and line.startswith(b'","author":"', 71):
         quote = line.find(b'"', 83)
-        if quote > 0 and line.find(b"\\", 83, quote) < 0 and line.startswith(b',"clock":', quote + 1):
+        if (
+            quote > 0
+            and line.find(b"\\", 83, quote) < 0
+            and line.startswith(b',"clock":', quote + 1)
+        ):
             comma = line.find(b",", quote + 10)
             digits = line[quote + 10 : comma]
             op_id = line[7:71]
@@ -274,7 +278,9 @@ def produce(request: dict[str, Any], out: IO[bytes]) -> None:
 
     count = 0
     gc.disable()  # as in the one-process replay: millions of acyclic objects, nothing to collect
-    for number, batch in enumerate(in_batches(in_replay_order([stream(p) for p in parts]), batch_size)):
+    for number, batch in enumerate(
+        in_batches(in_replay_order([stream(p) for p in parts]), batch_size)
+    ):
         count += len(batch)
         if number % 10 >= share:
             _send(out, ("raw", batch))

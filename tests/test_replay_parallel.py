@@ -230,7 +230,9 @@ def test_a_clock_going_back_is_skipped_not_waited_for(
     assert differences(str(sequential), str(parallel)) == []
     projection = Projection(two, OpLog(two, "zed@x", "zzzzzz"))
     assert [r[0] for r in projection.db.execute("SELECT id FROM records ORDER BY rowid")] == [
-        ops[0].target, ops[1].target, ops[3].target
+        ops[0].target,
+        ops[1].target,
+        ops[3].target,
     ]
     issues = projection.rebuild("again").issues
     assert [(i.op_id, i.problem) for i in issues] == [(ops[2].id, projection_module.CLOCK_BACK)]

@@ -175,7 +175,7 @@ def main() -> int:
         print("cli", json.dumps(results["cli"]), flush=True)
     if args.only in (None, "sync"):
         rows = []
-        for authors in ((10, 100) if args.quick else (10, 100)):
+        for authors in (10, 100) if args.quick else (10, 100):
             rows.append(bench_sync(authors, 100 if args.quick else 1_000, new_ops=10))
             print("sync", json.dumps(rows[-1]), flush=True)
         results["sync"] = rows

@@ -48,7 +48,15 @@ def write_log(ops_dir: Path, authors: int, ops_per_author: int, seed: int = 1) -
             else:
                 rid = rng.choice(ids)
                 kind = rng.choices(
-                    ["reinforce", "update", "confirm", "mark-stale", "invalidate", "archive", "promote"],
+                    [
+                        "reinforce",
+                        "update",
+                        "confirm",
+                        "mark-stale",
+                        "invalidate",
+                        "archive",
+                        "promote",
+                    ],
                     [30, 15, 20, 10, 10, 10, 5],
                 )[0]
                 payload = {
