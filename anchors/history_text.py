@@ -39,7 +39,8 @@ _ATTACHED = (b"@", b"#", b"[", b"template")
 _ENDS = (b"}", b";", b"{", b",")
 
 
-def _comment(text: bytes, language: str) -> bool:
+def comment_line(text: bytes, language: str) -> bool:
+    """Whether a stripped line is a comment (or a block comment's continuation)."""
     if language == "python":
         return text.startswith(b"#")
     return text.startswith((b"//", b"/*", b"*"))
@@ -88,7 +89,7 @@ def _code_above(data: bytes, at: int, language: str) -> bytes | None:
         prev = data.rfind(b"\n", 0, at - 1) + 1
         text = data[prev : at - 1].strip()
         at = prev
-        if text and not _comment(text, language):
+        if text and not comment_line(text, language):
             return text
     return None
 
@@ -121,7 +122,8 @@ def _shallower(indent: int) -> re.Pattern[bytes]:
     return pattern
 
 
-def _indent(line: bytes) -> int:
+def indent_width(line: bytes) -> int:
+    """The width of a line's leading spaces and tabs, in bytes."""
     return len(line) - len(line.lstrip(b" \t"))
 
 
@@ -149,9 +151,13 @@ def find_unchanged(new: bytes, spot: Spot, old: bytes, old_blob: str, language: 
     first = text[: text.find(b"\n") + 1 or len(text)]
     if language == "python":
         below = _next_line(old, at + len(text))
-        if below is not None and _indent(below) > _indent(first) and below != _next_line(new, b):
+        if (
+            below is not None
+            and indent_width(below) > indent_width(first)
+            and below != _next_line(new, b)
+        ):
             return None
-    inner_new, inner_old, depth = a, at, _indent(first)
+    inner_new, inner_old, depth = a, at, indent_width(first)
     found: list[tuple[int, int]] = []
     for ha, hb in reversed(headers):
         declaration = new[ha:hb]
@@ -172,7 +178,7 @@ def find_unchanged(new: bytes, spot: Spot, old: bytes, old_blob: str, language: 
         if language != "python" and _braces(old, at_h, inner_old) != _braces(new, ha, inner_new):
             return None
         found.append((at_h, end_h))
-        inner_new, inner_old, depth = ha, at_h, _indent(declaration)
+        inner_new, inner_old, depth = ha, at_h, indent_width(declaration)
     found.reverse()
     return old_blob, at, at + len(text), tuple(found)
 

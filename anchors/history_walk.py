@@ -27,7 +27,14 @@ from anchors.history_git import (
     shallow_commits,
     tree_changes,
 )
-from anchors.history_text import Spot, find_unchanged, line_of, spot_of
+from anchors.history_text import (
+    Spot,
+    comment_line,
+    find_unchanged,
+    indent_width,
+    line_of,
+    spot_of,
+)
 from anchors.languages import language_for_path
 
 CHANGE_KINDS = ("introduced", "body", "signature", "rename", "move", "file-rename")
@@ -154,7 +161,7 @@ def _attached(patch: Patch, cur: State, language: str) -> bool:
                 text = line.strip()
                 if not text:
                     break
-                if not _comment_line(text, language):
+                if not comment_line(text, language):
                     return True
         elif language == "python" and (
             new_start == cur.end + 1 or (end == cur.end and not new_count)
@@ -162,19 +169,9 @@ def _attached(patch: Patch, cur: State, language: str) -> bool:
             lines = cur.found.version.lines
             head = lines[cur.found.symbol.start_line - 1] if lines else b""
             first = next((x for x in patch.old_lines(index) if x.strip()), None)
-            if first is not None and _indent(first) > _indent(head):
+            if first is not None and indent_width(first) > indent_width(head):
                 return True
     return False
-
-
-def _comment_line(text: bytes, language: str) -> bool:
-    if language == "python":
-        return text.startswith(b"#")
-    return text.startswith((b"//", b"/*", b"*"))
-
-
-def _indent(line: bytes) -> int:
-    return len(line) - len(line.lstrip(b" \t"))
 
 
 def _shift(line: int, hunks: list[Hunk]) -> int:
