@@ -574,11 +574,8 @@ def replay_batches(
     def stream(part: str) -> Iterator[_Entry]:
         last = 0
         for off, line in lines(part, 0, sizes[part]):
-            op = _parse(line, part, issues)
+            op = parse_in_order(line, part, last, issues)
             if op is None:
-                continue
-            if op.clock < last:
-                issues.append(LineIssue(part, 0, op.id, CLOCK_BACK))
                 continue
             last = op.clock
             if keep is None or keep(op):
@@ -672,6 +669,17 @@ def _part_numbers(db: apsw.Connection, parts: Iterable[str]) -> dict[str, int]:
     """The number `op_index` stores for each partition, numbering new ones."""
     db.executemany("INSERT OR IGNORE INTO parts(name) VALUES (?)", [(p,) for p in sorted(parts)])
     return {str(name): int(no) for no, name in db.execute("SELECT no, name FROM parts")}
+
+
+def parse_in_order(line: bytes, part: str, last: int, issues: list[LineIssue]) -> Op | None:
+    """A line's op, or None (noted in `issues`) when it does not parse or its clock is below
+    `last`, the clock of the partition's previous op (a partition edited by hand: replaying it
+    would wait forever for the merge to reach it)."""
+    op = _parse(line, part, issues)
+    if op is not None and op.clock < last:
+        issues.append(LineIssue(part, 0, op.id, CLOCK_BACK))
+        return None
+    return op
 
 
 def _parse(line: bytes, part: str, issues: list[LineIssue]) -> Op | None:

@@ -42,11 +42,11 @@ from anchors import projection
 from anchors.operations import OpError, parse_line
 from anchors.oplog import LineIssue, OpLog
 from anchors.projection import (
-    CLOCK_BACK,
     PreparedBatch,
     _parse,
     in_batches,
     in_replay_order,
+    parse_in_order,
     prepare_batch,
     write_batch,
 )
@@ -266,11 +266,8 @@ def produce(request: dict[str, Any], out: IO[bytes]) -> None:
                 continue
             if entry[0] < last:
                 # Skip it or not on its decoded clock, as the one-process replay does.
-                op = _parse(line, part, issues)
+                op = parse_in_order(line, part, last, issues)
                 if op is None:
-                    continue
-                if op.clock < last:
-                    issues.append(LineIssue(part, 0, op.id, CLOCK_BACK))
                     continue
                 entry = (op.clock, part, op.id, off, line)
             last = entry[0]
