@@ -158,6 +158,19 @@ def test_the_check_sees_a_changed_row(tmp_path: Path, monkeypatch: pytest.Monkey
     assert [d.split(":")[0] for d in differences(str(first), str(second))] == ["records"]
 
 
+def _rebuild_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each rebuild from now on was asked to replay in two processes, in order."""
+    calls: list[bool] = []
+    real = Projection._rebuild_from
+
+    def spy(self: Projection, reason: str, parts: Any, sizes: Any, parallel: bool) -> Any:
+        calls.append(parallel)
+        return real(self, reason, parts, sizes, parallel)
+
+    monkeypatch.setattr(Projection, "_rebuild_from", spy)
+    return calls
+
+
 def _line(op: Op) -> bytes:
     return op.to_line()
 
@@ -183,14 +196,7 @@ def test_a_line_whose_start_misleads_falls_back_to_one_process(
     line += later if twist == "duplicate clock" else b',"clock"\n'
     path.write_bytes(path.read_bytes() + line)
     two = _copy_log(one, tmp_path / "two")
-    calls: list[bool] = []
-    real = Projection._rebuild_from
-
-    def spy(self: Projection, reason: str, parts: Any, sizes: Any, parallel: bool) -> Any:
-        calls.append(parallel)
-        return real(self, reason, parts, sizes, parallel)
-
-    monkeypatch.setattr(Projection, "_rebuild_from", spy)
+    calls = _rebuild_calls(monkeypatch)
     sequential = _build(one, False, monkeypatch)
     assert calls == [False]
     parallel = _build(two, True, monkeypatch)
@@ -250,14 +256,7 @@ def test_a_reader_that_dies_leaves_the_replay_to_this_process(
     fake.write_text("#!/bin/sh\nprintf '\\377\\0\\0\\0\\0\\0\\0\\0abc'\necho dying >&2\nexit 3\n")
     fake.chmod(0o755)
     monkeypatch.setattr(sys, "executable", str(fake))
-    calls: list[bool] = []
-    real = Projection._rebuild_from
-
-    def spy(self: Projection, reason: str, parts: Any, sizes: Any, parallel: bool) -> Any:
-        calls.append(parallel)
-        return real(self, reason, parts, sizes, parallel)
-
-    monkeypatch.setattr(Projection, "_rebuild_from", spy)
+    calls = _rebuild_calls(monkeypatch)
     parallel = _build(two, True, monkeypatch)
     assert calls == [True, False]
     assert differences(str(sequential), str(parallel)) == []
