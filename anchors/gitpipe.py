@@ -10,11 +10,19 @@ from __future__ import annotations
 import os
 
 
-def git_env(**extra: str) -> dict[str, str]:
-    """The environment git runs in: no prompts, C locale (messages and sorting), plus `extra`."""
+def git_env(cwd: str | os.PathLike[str] | None = None, **extra: str) -> dict[str, str]:
+    """The environment git runs in: no prompts, C locale (messages and sorting), Tether's
+    commit-graph for the repository holding `cwd` when it has one (`anchors.commit_graph`),
+    plus `extra`."""
     env = dict(os.environ)
     env.setdefault("GIT_TERMINAL_PROMPT", "0")
     env["LC_ALL"] = "C"
+    if cwd is not None:
+        from anchors.commit_graph import object_dir
+
+        graph = object_dir(os.fspath(cwd))
+        if graph is not None:
+            env["GIT_OBJECT_DIRECTORY"] = graph
     env.update(extra)
     return env
 
@@ -46,7 +54,7 @@ class GitProcess:
             self.pid: int | None = os.posix_spawnp(
                 "git",
                 ["git", "-C", os.fspath(cwd), *args],
-                env if env is not None else git_env(),
+                env if env is not None else git_env(cwd),
                 file_actions=actions,  # type: ignore[arg-type]
             )
         finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import select
 
+from anchors.errors import EXIT_FINDINGS, TetherError
 from anchors.gitpipe import GitProcess, git_env, run_git
 
 # Nothing more is imported before git is started (not even `re` or `typing`: ~6 ms).
@@ -322,7 +323,7 @@ class FileLog:
         self._proc: GitProcess | None = GitProcess(
             log_args(rev, path, raw),
             root,
-            env=git_env(GIT_FLUSH="1"),  # each commit as soon as git has it
+            env=git_env(root, GIT_FLUSH="1"),  # each commit as soon as git has it
             pipe_size=PIPE_SIZE,
         )
         self.rev = rev
@@ -372,7 +373,14 @@ class FileLog:
         if not chunk:
             self._eof = True
             records, self._pending = self._pending, b""
-            self.close()
+            if proc is not None:
+                # git closed its output: it is done, so wait for it rather than kill it. A git
+                # that failed (a broken object store or commit-graph, a crash) listed only part
+                # of the history: that is an error, never a shorter answer.
+                self._proc = None
+                status = proc.close()
+                if status != 0:
+                    raise GitFailed(f"git log of {self.path} failed (exit status {status})")
         else:
             data = self._pending + chunk
             # A record is whole when the next one begins: keep the last one for later.
@@ -397,6 +405,12 @@ class FileLog:
         if self._proc is not None:
             self._proc.close(kill=True)
             self._proc = None
+
+
+class GitFailed(TetherError):
+    """A git process of the walk failed: its answer is incomplete (exit 1)."""
+
+    exit_code = EXIT_FINDINGS
 
 
 def parse_record(record: bytes, raw: bool = False) -> Commit:

@@ -15,14 +15,36 @@ from anchors.history import HistoryError, parse_spec, symbol_history
 from tests.conftest import make_repo
 
 
-@pytest.fixture(autouse=True, params=["diffs", "blobs"])
+@pytest.fixture(autouse=True, params=["diffs", "blobs", "graph"])
 def log_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every history below is walked both ways: from git's diffs (small files) and from the
-    blobs alone, finding the symbol's text in them (big files; see anchors.history_text).
-    Subprocess runs of the CLI take the way their file's size chooses."""
+    """Every history below is walked three ways: from git's diffs (small files), from the
+    blobs alone, finding the symbol's text in them (big files; see anchors.history_text), and
+    from git's diffs with Tether's commit-graph (anchors.commit_graph), written at HEAD before
+    each walk. Subprocess runs of the CLI take the way their file's size chooses."""
+    import anchors.commit_graph
     import anchors.history
 
     monkeypatch.setattr(anchors.history, "big_file", lambda path: request.param == "blobs")
+    if request.param == "graph":
+        real = anchors.commit_graph.object_dir
+
+        def written(start: str) -> str | None:
+            common = anchors.commit_graph.common_dir(start)
+            assert common is not None
+            if Path(common, "shallow").exists():
+                return real(start)  # git reads no commit-graph in a shallow clone
+            head = subprocess.run(
+                ["git", "rev-parse", "HEAD"], cwd=start, capture_output=True, text=True
+            ).stdout.strip()
+            tip = Path(anchors.commit_graph.graph_dir(common), "tip")
+            if head and (not tip.exists() or tip.read_text().strip() != head):
+                root = str(Path(common).parent)
+                assert anchors.commit_graph.write(root, common, head, wait=True) == 0
+            found = real(start)
+            assert found is not None, "no commit-graph was written"
+            return found
+
+        monkeypatch.setattr(anchors.commit_graph, "object_dir", written)
     return str(request.param)
 
 

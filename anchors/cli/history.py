@@ -6,7 +6,10 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
     from typing import Any
+
+    from anchors.history import History
 
 
 def register(subparsers: Any) -> None:
@@ -82,7 +85,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         from anchors.errors import NotInRepository
-        from anchors.history import parse_spec, repo_path, symbol_history
+        from anchors.history import HistoryError, parse_spec, repo_path, symbol_history
+        from anchors.history_git import GitFailed
 
         path, symbol = parse_spec(args.spec)
         where = pre.repository() if pre is not None else None
@@ -97,18 +101,66 @@ def cmd_history(args: argparse.Namespace) -> int:
         else:
             root, git_dir = Path(where[0]), Path(where[1])
         rel = repo_path(root, path, Path.cwd())
-        history = symbol_history(
-            root,
-            rel,
-            symbol,
-            args.rev,
-            git_dir,
-            log=pre.log if pre is not None else None,
-            blobs=pre.blobs if pre is not None else None,
-        )
+        try:
+            history = symbol_history(
+                root,
+                rel,
+                symbol,
+                args.rev,
+                git_dir,
+                log=pre.log if pre is not None else None,
+                blobs=pre.blobs if pre is not None else None,
+            )
+        except (GitFailed, HistoryError) as failure:
+            history = _without_graph(failure, root, rel, symbol, args.rev, git_dir)
     finally:
         if pre is not None:
             pre.close()
+    try:
+        return _show(args, history, rel, symbol)
+    finally:
+        _refresh_graph(root, history.rev)
+
+
+def _without_graph(
+    failure: Exception, root: Path, rel: str, symbol: str, rev: str, git_dir: Path
+) -> History:
+    """The walk again without Tether's commit-graph, when it was read and the walk failed: a
+    graph git cannot read (a damaged file) must not cost the answer. When the walk then works,
+    the graph is deleted (the next walk writes it again); when it fails again, the error was
+    not the graph's and is raised as it was."""
+    import os
+
+    from anchors import commit_graph
+    from anchors.history import symbol_history
+
+    common = commit_graph.common_dir(os.fspath(root))
+    if common is None or commit_graph.object_dir(os.fspath(root)) is None:
+        raise failure
+    commit_graph.disable()
+    history = symbol_history(root, rel, symbol, rev, git_dir)
+    commit_graph.discard(common)
+    return history
+
+
+def _refresh_graph(root: Path, tip: str) -> None:
+    """Start writing Tether's commit-graph for this repository in the background when its
+    history is big and the graph is missing or behind (`anchors.commit_graph`): the next walk
+    reads commits from it instead of the object store."""
+    import os
+
+    from anchors import commit_graph
+
+    common = commit_graph.common_dir(os.fspath(root))
+    if common is not None and commit_graph.wanted(common, tip):
+        from contextlib import suppress
+
+        with suppress(OSError):  # a read-only repository: walks stay as fast as git's own
+            commit_graph.write(os.fspath(root), common, tip)
+
+
+def _show(args: argparse.Namespace, history: History, rel: str, symbol: str) -> int:
+    """Print the history (a table, or the JSON document)."""
     if args.json:
         import json
         import sys

@@ -5,6 +5,10 @@ git's built-in function-name pattern for the language), in repositories of 5,000
 case is timed alternately (tether, git, tether, git, ...), several rounds; the figures are medians,
 of wall time and of CPU time (the process and its children: tether runs git beside Python, so on
 a busy machine its wall time tends to its CPU time).
+Tether's commit-graph (`anchors.commit_graph`) is written first where it is missing, and
+tether is timed twice: with it (every run after the first in a repository) and without it
+(`TETHER_COMMIT_GRAPH=0`: a repository's first run, before the graph is written in the
+background). The repository itself has no commit-graph of git's (as after `git clone`).
 `--against DIR` also times another source tree of tether (e.g. `git archive` of an older commit
 unpacked in DIR) in the same rounds, for a before/after comparison on an equally busy machine.
 
@@ -23,6 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from anchors import commit_graph
 from bench.anchors.accuracy import ATTRIBUTES
 from bench.anchors.truth import locate
 
@@ -47,13 +52,14 @@ CASES = [
 # As a user runs it: Python keeps its compiled bytecode (an environment that turns that off
 # would time the compilation of every module at every run).
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+NO_GRAPH = {**ENV, "TETHER_COMMIT_GRAPH": "0"}
 
 
-def _time(cmd: list[str], cwd: Path) -> tuple[float, float]:
+def _time(cmd: list[str], cwd: Path, env: dict[str, str] = ENV) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the process and the processes it waited for)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV
+        cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
     )
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
@@ -82,11 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     ratios: list[float] = []
     cpu_ratios: list[float] = []
     against: list[float] = []
+    cold: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         attributes = Path(tmp) / "attributes"
         attributes.write_text(ATTRIBUTES)
         head = f"{'function':58} {'commits':>7} {'tether':>9} {'git -L':>9} {'ratio':>6}"
-        head += f" {'cpu':>7} {'cpu -L':>7} {'ratio':>6}"
+        head += f" {'cpu':>7} {'cpu -L':>7} {'ratio':>6} {'no graph':>9} {'ratio':>6}"
         print(head + (f" {'other':>9} {'new/other':>9}" if args.against else ""))
         for repo_name, path, symbol in CASES:
             label = f"{repo_name}:{path}::{symbol}"
@@ -99,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             count = subprocess.run(
                 ["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True
             ).stdout.strip()
+            common = commit_graph.common_dir(str(repo))
+            if common is not None and commit_graph.object_dir(str(repo)) is None:
+                commit_graph.write(str(repo), common, "bench", wait=True)
             tail = ["history", f"{path}::{symbol}", "--json"]
             commands = [[tether, *tail]]
             short = symbol.rsplit(".", 1)[-1]
@@ -106,28 +116,32 @@ def main(argv: list[str] | None = None) -> int:
                 ["git", "-c", f"core.attributesFile={attributes}", "log", "-L",
                  f":{short}:{path}", "HEAD"]
             )  # fmt: skip
+            commands.append([tether, *tail])  # timed without the graph
             if args.against:
                 commands.append([*_launcher(args.against.resolve()), *tail])
-            for cmd in commands:  # warm the page cache for each
-                _time(cmd, repo)
+            envs = [ENV, ENV, NO_GRAPH, ENV][: len(commands)]
+            for cmd, env in zip(commands, envs, strict=True):  # warm the page cache for each
+                _time(cmd, repo, env)
             times: list[list[tuple[float, float]]] = [[] for _ in commands]
             for _ in range(args.rounds):
-                for cmd, into in zip(commands, times, strict=True):
-                    into.append(_time(cmd, repo))
+                for cmd, env, into in zip(commands, envs, times, strict=True):
+                    into.append(_time(cmd, repo, env))
             med = [statistics.median(w for w, _ in t) for t in times]
             cpu = [statistics.median(c for _, c in t) for t in times]
             ratios.append(med[0] / med[1])
             cpu_ratios.append(cpu[0] / cpu[1])
             line = f"{label:58} {count:>7} {med[0] * 1000:7.0f}ms {med[1] * 1000:7.0f}ms"
             line += f" {med[0] / med[1]:6.2f} {cpu[0] * 1000:5.0f}ms {cpu[1] * 1000:5.0f}ms"
-            line += f" {cpu[0] / cpu[1]:6.2f}"
+            line += f" {cpu[0] / cpu[1]:6.2f} {med[2] * 1000:7.0f}ms {med[2] / med[1]:6.2f}"
+            cold.append(med[2] / med[1])
             if args.against:
-                against.append(med[0] / med[2])
-                line += f" {med[2] * 1000:7.0f}ms {med[0] / med[2]:9.2f}"
+                against.append(med[0] / med[3])
+                line += f" {med[3] * 1000:7.0f}ms {med[0] / med[3]:9.2f}"
             print(line, flush=True)
     if ratios:
         print(f"median ratio tether/git-log-L: {statistics.median(ratios):.2f}", end=" ")
-        print(f"(CPU: {statistics.median(cpu_ratios):.2f})")
+        print(f"(CPU: {statistics.median(cpu_ratios):.2f});", end=" ")
+        print(f"without the commit-graph: {statistics.median(cold):.2f}")
     if against:
         print(f"median ratio tether/other: {statistics.median(against):.2f}")
     return 0
