@@ -210,6 +210,19 @@ def write(root: str, common: str, tip: str, wait: bool = False) -> int | None:
     return None  # detached: it outlives this process, which does not wait for it
 
 
+def refresh(root: str, tip: str) -> bool:
+    """Start writing the graph of the work tree at `root` in the background when `wanted`
+    (True when started); a repository that cannot be written to is left as it is."""
+    common = common_dir(root)
+    if common is None or not tip or not wanted(common, tip):
+        return False
+    try:
+        write(root, common, tip)
+    except OSError:
+        return False  # read-only: walks stay as fast as git's own
+    return True
+
+
 def build(root: str, common: str, tip: str) -> bool:
     """Write the graph with `git commit-graph write --reachable --changed-paths`, verify it,
     and only then mark it readable (see `_usable`). `tip` is recorded first, so a git that

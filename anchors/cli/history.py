@@ -119,7 +119,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     try:
         return _show(args, history, rel, symbol)
     finally:
-        _refresh_graph(root, history.rev)
+        # The next walk here reads commits from Tether's graph (anchors.commit_graph).
+        from anchors.commit_graph import refresh
+
+        refresh(os.fspath(root), history.rev)
 
 
 def _without_graph(
@@ -141,22 +144,6 @@ def _without_graph(
     history = symbol_history(root, rel, symbol, rev, git_dir)
     commit_graph.discard(common)
     return history
-
-
-def _refresh_graph(root: Path, tip: str) -> None:
-    """Start writing Tether's commit-graph for this repository in the background when its
-    history is big and the graph is missing or behind (`anchors.commit_graph`): the next walk
-    reads commits from it instead of the object store."""
-    import os
-
-    from anchors import commit_graph
-
-    common = commit_graph.common_dir(os.fspath(root))
-    if common is not None and commit_graph.wanted(common, tip):
-        from contextlib import suppress
-
-        with suppress(OSError):  # a read-only repository: walks stay as fast as git's own
-            commit_graph.write(os.fspath(root), common, tip)
 
 
 def _show(args: argparse.Namespace, history: History, rel: str, symbol: str) -> int:

@@ -58,6 +58,12 @@ def cmd_init(args: argparse.Namespace) -> int:
         if not config.exists():
             config.write_text(DEFAULT_CONFIG)
             created.append(str(config.relative_to(mem.root)))
+        # A long history gets its commit-graph now, in the background, so that the first
+        # `tether history` walk is already fast (anchors.commit_graph).
+        from anchors.commit_graph import refresh
+        from anchors.git import head_commit
+
+        refresh(str(mem.root), head_commit(mem.root))
     if args.json:
         print_json({"root": str(mem.root), "tether_dir": str(mem.tether_dir), "created": created,
                     "partition": mem.oplog.part})  # fmt: skip
