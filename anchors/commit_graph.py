@@ -143,12 +143,16 @@ def discard(common: str) -> None:
 
 
 def pack_bytes(common: str) -> int:
-    """The size of the repository's packs (how much history a walk has to read)."""
+    """The size of the repository's packs (how much history a walk has to read); 0 in a
+    partial clone, where git would fetch missing objects into the graph's directory instead of
+    the repository's."""
     pack = os.path.join(common, "objects", "pack")
     total = 0
     try:
         with os.scandir(pack) as entries:
             for entry in entries:
+                if entry.name.endswith(".promisor"):
+                    return 0
                 if entry.name.endswith(".pack"):
                     total += entry.stat().st_size
     except OSError:

@@ -124,6 +124,15 @@ def test_a_small_history_gets_no_graph(tmp_path: Path, run_tether: RunTether) ->
     assert not Path(commit_graph.graph_dir(str(repo / ".git"))).exists()
 
 
+def test_a_partial_clone_gets_no_graph(tmp_path: Path) -> None:
+    repo = _history_repo(tmp_path / "repo", big=True)
+    common = str(repo / ".git")
+    assert commit_graph.wanted(common, "x")
+    (pack,) = (repo / ".git" / "objects" / "pack").glob("*.pack")
+    pack.with_suffix(".promisor").write_text("")  # as `git clone --filter` leaves them
+    assert not commit_graph.wanted(common, "x")
+
+
 def test_turned_off_nothing_is_written(tmp_path: Path, run_tether: RunTether) -> None:
     repo = _history_repo(tmp_path / "repo", big=True)
     _history(run_tether, repo, env={"TETHER_COMMIT_GRAPH": "0"})
