@@ -36,9 +36,17 @@ REPLAY_BATCH = 20_000
 # Logs at least this large are replayed by two processes (`anchors.replay_reader`); below it,
 # starting the second process costs more than it saves.
 PARALLEL_MIN_BYTES = 16 << 20
-# A file being rebuilt needs no journal (it is thrown away if the rebuild fails) and no syncs (it
-# is synced when copied or renamed into place).
-FRESH_FILE_PRAGMAS = "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536"
+# Page cache of a rebuild, in KiB. Most of a replay's statements update records spread over the
+# whole table (hundreds of megabytes for a million ops): each page missing from the cache is a read
+# and, later, a write. The cache is the bulk of the rebuilding process's memory.
+REBUILD_CACHE_KIB = 32768
+# ... and once the replay is done (building the full-text and anchor tables and the indexes).
+END_CACHE_KIB = 8192
+# A file being rebuilt needs no journal: it is thrown away if the rebuild fails. Its commit still
+# syncs it (the default `synchronous`): it may be renamed into place as it is. Each pragma runs on
+# its own and its answer is read: `journal_mode` answers a row, and a multi-statement `execute`
+# waits at such a statement until it is read, so whatever follows it in one string never runs.
+FRESH_FILE_PRAGMAS = ("PRAGMA journal_mode=OFF", f"PRAGMA cache_size=-{REBUILD_CACHE_KIB}")
 
 # The merge into replay order relies on each partition's clocks never going back (appends make
 # them grow); an op whose clock does go back (a hand-edited or tampered partition) is skipped.
@@ -317,7 +325,8 @@ class Projection:
         tmp = self.path.with_name(f"{INDEX_FILE}.{os.getpid()}.tmp")
         _unlink_db(tmp)
         db = self._connect(tmp)
-        db.execute(FRESH_FILE_PRAGMAS)
+        for pragma in FRESH_FILE_PRAGMAS:
+            db.execute(pragma).fetchall()
         issues: list[LineIssue] = []
         quarantine = load_quarantine(self.tether_dir)
         quarantine_size = _size(self.tether_dir / QUARANTINE_FILE)
@@ -328,7 +337,12 @@ class Projection:
                 # up to date row by row; nothing the replay runs reads them.
                 deferred = _drop_indexes(db)
                 count = self._replay(db, parts, sizes, quarantine, issues, parallel=parallel)
+                # What is left reads whole tables in order and writes new ones: a large cache no
+                # longer saves reads, and a small one keeps SQLite's sorter small too.
+                db.execute(f"PRAGMA cache_size=-{END_CACHE_KIB}").fetchall()
                 self._reindex(db, None)
+                # The reading process is done by now: SQLite's sorter may use the other core.
+                db.execute(f"PRAGMA threads={min(4, os.cpu_count() or 1) - 1}").fetchall()
                 for sql in deferred:
                     db.execute(sql)
                 last = {p: (sizes[p], _id_before(self.oplog, p, sizes[p])) for p in parts}

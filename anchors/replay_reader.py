@@ -4,10 +4,13 @@ A full replay costs about as much in Python (reading lines, decoding, merging th
 replay order, validating, turning ops into planned statements) as in SQLite (running them). SQLite
 releases the GIL only one row at a time, so a thread cannot feed it: the two threads would take turns.
 Instead this module runs as `python -m anchors.replay_reader`: it reads the request on stdin, puts
-every line of the log in replay order and cuts the batches, then decodes, validates and plans a share
+every line of the log in replay order and cuts the batches, then decodes, validates and plans some
 of the batches itself and passes the others on undecoded, each as a length-prefixed `marshal` frame
 on stdout. The process that asked decodes and plans those others and runs every batch's statements.
-Both halves then cost about the same.
+Which batches go undecoded is decided as they come: the asking process acknowledges each frame as
+it starts on it (a byte on the reader's stdin), and a batch goes undecoded when no frame is waiting
+for it, so that it never sits idle while this one plans; otherwise this process plans it. The split
+so follows whichever side is slower on this machine, at this moment, instead of a fixed share.
 
 The order is read from each line's bytes without decoding it: canonical lines start with the id,
 author, clock and partition, in that order. Lines that do not are decoded to be placed, as in the
@@ -53,10 +56,12 @@ from anchors.projection import (
 
 _HEADER = 8  # bytes of the length before each frame
 # Frames read but not yet run: the reader may run a few batches ahead, never the whole log.
-_QUEUE_FRAMES = 2
-# Of every ten batches, how many the reading process decodes and plans itself; it also orders the
-# whole log, so the writing process takes the rest on top of running every statement.
-READER_SHARE = 7
+_QUEUE_FRAMES = 1
+# The reader plans a batch itself when at least this many frames wait for the writer (sent, not yet
+# started); with fewer, it sends the batch undecoded, which it can do at once.
+PLAN_WHEN_WAITING = 1
+# For tests: of every ten batches, how many the reader plans, in a fixed pattern (None: as above).
+READER_SHARE: int | None = None
 
 # (clock, partition, op id, byte offset, line bytes): an entry placed but not yet decoded.
 _RawEntry = tuple[int, str, str, int, bytes]
@@ -92,6 +97,7 @@ def replay_in_two_processes(
             "numbers": numbers,
             "quarantine": sorted(quarantine),
             "share": READER_SHARE,
+            "plan_when_waiting": PLAN_WHEN_WAITING,
             # Batches are cut where the one-process replay would cut them (a test may change it).
             "batch": projection.REPLAY_BATCH,
         }
@@ -131,10 +137,18 @@ def _run_reader(
     pump = threading.Thread(target=_pump, args=(proc.stdout, frames), daemon=True)
     pump.start()
     end: tuple[int, list[LineIssue]] | None = None
+    # Stdin stays open: after the request, it carries one byte per frame this process starts on.
+    acks: IO[bytes] | None = proc.stdin
     try:
-        proc.stdin.write(request)
-        proc.stdin.close()
+        proc.stdin.write(request + b"\n")
+        proc.stdin.flush()
         while (frame := frames.get()) is not None:
+            if acks is not None:
+                try:
+                    acks.write(b"+")
+                    acks.flush()
+                except OSError:
+                    acks = None  # the reader is done (or gone: the end frame tells)
             message = marshal.loads(frame)
             kind = message[0]
             if kind == "prepared":
@@ -199,6 +213,35 @@ def _send(out: IO[bytes], message: tuple[Any, ...]) -> None:
     data = marshal.dumps(message)
     out.write(len(data).to_bytes(_HEADER, "little"))
     out.write(data)
+    out.flush()
+
+
+class Split:
+    """Which batches the reader sends undecoded: those for which fewer than `plan_when_waiting`
+    frames wait for the writer, as its acknowledgements on `acks` (a file descriptor) tell; or, with
+    `share`, a fixed pattern of `share` planned batches in ten (spread out, for tests)."""
+
+    def __init__(self, acks: int, plan_when_waiting: int, share: int | None) -> None:
+        self.acks = acks
+        self.plan_when_waiting = plan_when_waiting
+        self.share = share
+        self.sent = 0
+        self.started = 0
+        if share is None:
+            os.set_blocking(acks, False)
+
+    def raw(self, number: int) -> bool:
+        """Whether batch `number` (counted from 0) goes undecoded; call once per frame sent."""
+        self.sent += 1
+        if self.share is not None:
+            # Bresenham's spread: batch n is raw when the count of raw ones steps up at n.
+            unplanned = 10 - self.share
+            return (number + 1) * unplanned // 10 != number * unplanned // 10
+        with contextlib.suppress(BlockingIOError):
+            while data := os.read(self.acks, 4096):
+                self.started += len(data)
+        # This frame is not sent yet: those before it that the writer has not started wait.
+        return self.sent - 1 - self.started < self.plan_when_waiting
 
 
 def place(line: bytes, part: str, tail: bytes, off: int, issues: list[LineIssue]) -> Any:
@@ -242,9 +285,10 @@ def decode(entries: list[_RawEntry]) -> Iterator[Any]:
         yield clock, part, op_id, off, op
 
 
-def produce(request: dict[str, Any], out: IO[bytes]) -> None:
-    """The reading side: place every line in replay order, cut the batches, decode and plan
-    `share` in ten of them and pass the rest on undecoded, each as a frame on `out`."""
+def produce(request: dict[str, Any], out: IO[bytes], acks: int) -> None:
+    """The reading side: place every line in replay order, cut the batches, decode and plan those
+    `Split` gives it and pass the rest on undecoded, each as a frame on `out`; the writer's
+    acknowledgements arrive on the file descriptor `acks`."""
     tether_dir = Path(request["dir"])
     # Only the reading methods are used: no partition of its own is ever written.
     oplog = OpLog(tether_dir, "replay@localhost", "reader")
@@ -252,7 +296,8 @@ def produce(request: dict[str, Any], out: IO[bytes]) -> None:
     sizes: dict[str, int] = request["sizes"]
     numbers: dict[str, int] = request["numbers"]
     quarantine = {(str(p), int(o)) for p, o in request["quarantine"]}
-    share = int(request["share"])
+    share = request["share"]
+    split = Split(acks, int(request["plan_when_waiting"]), None if share is None else int(share))
     batch_size = int(request["batch"])
     issues: list[LineIssue] = []
     lines = oplog.lines
@@ -279,7 +324,7 @@ def produce(request: dict[str, Any], out: IO[bytes]) -> None:
         in_batches(in_replay_order([stream(p) for p in parts]), batch_size)
     ):
         count += len(batch)
-        if number % 10 >= share:
+        if split.raw(number):
             _send(out, ("raw", batch))
             continue
         try:
@@ -293,9 +338,21 @@ def produce(request: dict[str, Any], out: IO[bytes]) -> None:
     out.flush()
 
 
+def _read_request(fd: int) -> bytes:
+    """The request line on `fd`, read unbuffered: what follows it is the writer's acknowledgements."""
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 def main() -> int:
-    request = orjson.loads(sys.stdin.buffer.read())
-    produce(request, sys.stdout.buffer)
+    stdin = sys.stdin.fileno()
+    request = orjson.loads(_read_request(stdin))
+    produce(request, sys.stdout.buffer, stdin)
     return 0
 
 

@@ -109,13 +109,14 @@ def _copy_log(source: Path, dest: Path) -> Path:
     return dest
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize(("seed", "share"), [(1, 5), (2, 5), (3, None), (4, None)])
 def test_two_processes_build_the_same_projection_row_for_row(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int, share: int | None
 ) -> None:
-    # Small batches, so that both processes decode and plan many batches each.
+    # Small batches, so that both processes decode and plan many batches each: half and half in a
+    # fixed pattern, or as the writer's acknowledgements decide (None).
     monkeypatch.setattr(projection_module, "REPLAY_BATCH", 37)
-    monkeypatch.setattr(replay_reader, "READER_SHARE", 5)
+    monkeypatch.setattr(replay_reader, "READER_SHARE", share)
     one = tmp_path / "one"
     quarantined = _random_log(one / "ops", seed)
     lines = [json.dumps({"part": p, "offset": o, "op": "?"}) for p, o in quarantined]
@@ -260,3 +261,53 @@ def test_a_reader_that_dies_leaves_the_replay_to_this_process(
     parallel = _build(two, True, monkeypatch)
     assert calls == [True, False]
     assert differences(str(sequential), str(parallel)) == []
+
+
+def test_the_split_sends_a_batch_undecoded_only_when_no_frame_waits() -> None:
+    """The reader plans a batch itself while the writer has a frame waiting; when none waits (the
+    writer is about to run out of work), it sends the batch undecoded, which takes it no time."""
+    import os
+
+    read_end, write_end = os.pipe()
+    try:
+        split = replay_reader.Split(read_end, 1, None)
+        assert split.raw(0)  # nothing sent yet: the writer waits for this one
+        assert not split.raw(1)  # frame 0 not started: the writer has work, plan this one
+        os.write(write_end, b"+")  # the writer starts frame 0; frame 1 still waits
+        assert not split.raw(2)
+        os.write(write_end, b"++")  # frames 1 and 2 started: nothing waits
+        assert split.raw(3)
+        assert not split.raw(4)  # frame 3 waits
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    fixed = replay_reader.Split(-1, 1, 7)
+    assert [n for n in range(20) if fixed.raw(n)] == [3, 6, 9, 13, 16, 19]
+
+
+def test_the_rebuild_runs_with_its_cache_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replay runs with the large page cache and the end with the small one. (The pragmas were
+    once one string: `journal_mode` answers a row, and what followed it never ran.)"""
+    one = tmp_path / "one"
+    _random_log(one / "ops", 8, count=40)
+    seen: list[tuple[str, Any, Any]] = []
+    real_replay, real_reindex = Projection._replay, Projection._reindex
+
+    def replay(self: Projection, db: Any, *args: Any, **kwargs: Any) -> int:
+        seen.append(("replay", db.execute("PRAGMA cache_size").get,
+                     db.execute("PRAGMA journal_mode").get))  # fmt: skip
+        return real_replay(self, db, *args, **kwargs)
+
+    def reindex(self: Projection, db: Any, touched: Any) -> None:
+        seen.append(("end", db.execute("PRAGMA cache_size").get, None))
+        real_reindex(self, db, touched)
+
+    monkeypatch.setattr(Projection, "_replay", replay)
+    monkeypatch.setattr(Projection, "_reindex", reindex)
+    _build(one, True, monkeypatch)
+    assert seen == [
+        ("replay", -projection_module.REBUILD_CACHE_KIB, "off"),
+        ("end", -projection_module.END_CACHE_KIB, None),
+    ]
