@@ -9,6 +9,7 @@ replay never fails on a well-formed op.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -45,35 +46,42 @@ _DEFAULTS: dict[str, Any] = {
 }
 
 
-# Per column: its default, or None where the value needs the op (author, times). Built once:
-# replay calls `_insert` for every add, and a per-call dict merge costs more than the lookups.
-_PLAIN = tuple((col, _DEFAULTS[col]) for col in COLUMNS)
+# Per column its default, in column order. Built once: replay calls `_insert` for every add, and
+# a per-call dict merge costs more than the lookups.
+_DEFAULT_ROW = tuple(_DEFAULTS[col] for col in COLUMNS)
 _AUTHOR = COLUMNS.index("author")
 _TIMED = tuple(COLUMNS.index(c) for c in ("recorded_at", "valid_from", "verified_at"))
 _LISTS = tuple(COLUMNS.index(c) for c in LIST_FIELDS)
 _INDEX = {col: i for i, col in enumerate(COLUMNS)}
 _dumps = orjson.dumps
+# The statement of each set of assignments an update makes, built once (replay makes hundreds of
+# thousands of updates of a dozen shapes).
+_UPDATE_SQL: dict[str, str] = {}
+_ASSIGNMENTS: dict[tuple[str, ...], str] = {}
 
 
 def _insert(record: dict[str, Any], op: Op, **overrides: Any) -> Statement:
-    get = record.get
-    row = [get(col, default) for col, default in _PLAIN]
+    row = list(map(record.get, COLUMNS, _DEFAULT_ROW))
     if "author" not in record:
         row[_AUTHOR] = op.author
     for key, value in overrides.items():
         row[_INDEX[key]] = value
     for i in _TIMED:
-        row[i] = row[i] or op.time
+        if not row[i]:
+            row[i] = op.time
     for i in _LISTS:
-        row[i] = _dumps(row[i] or []).decode()
+        value = row[i]
+        row[i] = _dumps(value).decode() if value else "[]"  # what an empty or missing list dumps to
     return _INSERT, tuple(row)
 
 
 def _update(op: Op, assignments: str, *params: Any) -> Statement:
-    return (
-        f"UPDATE records SET {assignments}, updated_at=? WHERE id=?",
-        (*params, op.time, op.target),
-    )
+    sql = _UPDATE_SQL.get(assignments)
+    if sql is None:
+        sql = _UPDATE_SQL[assignments] = (
+            f"UPDATE records SET {assignments}, updated_at=? WHERE id=?"
+        )
+    return sql, (*params, op.time, op.target)
 
 
 def apply_add(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
@@ -82,9 +90,12 @@ def apply_add(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
 
 def apply_update(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     fields = op.payload["fields"]
-    cols = sorted(fields)
+    cols = tuple(sorted(fields))
     values = [orjson.dumps(fields[c]).decode() if c in LIST_FIELDS else fields[c] for c in cols]
-    return [_update(op, ", ".join(f"{c}=?" for c in cols), *values)], (op.target,)
+    assignments = _ASSIGNMENTS.get(cols)
+    if assignments is None:
+        assignments = _ASSIGNMENTS[cols] = ", ".join(f"{c}=?" for c in cols)
+    return [_update(op, assignments, *values)], (op.target,)
 
 
 def apply_reinforce(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
@@ -245,13 +256,12 @@ def plan_ops(ops: Iterable[Op]) -> tuple[Plan, set[str]]:
                 # them in id order, which walks the id index and the table (ids grow with time,
                 # like rowids) in order instead of jumping around a file larger than the cache.
                 # Inserts keep replay order: it gives the rowids.
-                by_shape[sql].sort(key=_last)
+                by_shape[sql].sort(key=_LAST)
         plan.append([(sql, by_shape[sql]) for sql in order])
     return plan, touched
 
 
-def _last(params: tuple[Any, ...]) -> Any:
-    return params[-1]
+_LAST = operator.itemgetter(-1)  # the record id: every update and delete ends with it
 
 
 def run_plan(db: apsw.Connection, plan: Plan) -> None:
