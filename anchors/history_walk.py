@@ -607,7 +607,23 @@ class Walker:
                 return Found(sym, old)
         present = {s.name for s in new.symbols} if new is not None else set()
         gone = [Found(s, old) for s in old.symbols if s.name not in present]
-        hit = best_match(target, gone, RENAME_SIMILARITY, RENAME_SIMILARITY)
+        # A vanished definition whose name appeared under another qualifier in the same commit
+        # lives on as that one (`add_issue` became `helpers.add_issue`, a wrapper around the
+        # new `helpers.make_issue` that took its body): it is not also this one's earlier name.
+        before_names = {s.name for s in old.symbols}
+        successors = (
+            {
+                s.short_name
+                for s in new.symbols
+                if s.name not in before_names and s.name != target.name
+            }
+            if new is not None
+            else set()
+        )
+        alike = [
+            f for f in gone if f.short_name == target.short_name or f.short_name not in successors
+        ]
+        hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
         if hit is not None:
             return hit[0]
         # The same name under another qualifier (a method turned function, a class renamed),

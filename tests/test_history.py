@@ -489,3 +489,38 @@ def test_a_repository_without_commits_says_so(
     (path / "a.py").write_text("def f():\n    return 1\n")
     proc = run_tether(["history", "a.py::f"], path)
     assert proc.returncode == 2 and "no commits yet" in proc.stderr
+
+
+def test_extraction_into_a_wrapper_under_a_new_qualifier(tmp_path: Path) -> None:
+    """A function's body moves into a new nested function while the function itself lives on,
+    under a new qualifier, as a wrapper that calls it (`add_issue` -> `helpers.add_issue`
+    calling `helpers.make_issue`). The name says which one the old function became: the
+    wrapper; the function that took the body is extracted (introduced), not a rename, however
+    alike the bodies."""
+    r = Repo(tmp_path / "r")
+    before = (
+        "def add_issue(params, data):\n"
+        "    error_arg = build(params.path, data)\n"
+        "    default = default_map(error_arg, params.data)\n"
+        "    message = data.message or params.error_map(error_arg, default)\n"
+        "    params.errors.append(make(error_arg, message))\n"
+    )
+    r.write("parse.py", before)
+    born = r.commit("add_issue")
+    after = (
+        "def helpers(params):\n"
+        "    def make_issue(data):\n"
+        "        error_arg = build(params.path, data)\n"
+        "        default = default_map(error_arg, params.data)\n"
+        "        message = data.message or params.error_map(error_arg, default)\n"
+        "        return make(error_arg, message)\n\n"
+        "    def add_issue(data):\n"
+        "        params.errors.append(make_issue(data))\n\n"
+        "    return make_issue, add_issue\n"
+    )
+    r.write("parse.py", after)
+    split = r.commit("helpers")
+    made = symbol_history(r.path, "parse.py", "helpers.make_issue")
+    assert changes(made.commits) == [(split, ("introduced",))]
+    wrapper = symbol_history(r.path, "parse.py", "helpers.add_issue")
+    assert [c.commit for c in wrapper.commits] == [split, born]

@@ -26,6 +26,14 @@ _DEFS = {
         "class_declaration",
         "generator_function_declaration",
     },
+    "typescript": {
+        "function_declaration",
+        "method_definition",
+        "class_declaration",
+        "abstract_class_declaration",
+        "generator_function_declaration",
+        "interface_declaration",
+    },
     "go": {"function_declaration", "method_declaration", "type_spec"},
     "rust": {"function_item", "impl_item", "struct_item", "trait_item", "mod_item", "enum_item"},
     "java": {
@@ -35,7 +43,14 @@ _DEFS = {
         "interface_declaration",
     },
 }
-_EXT = {".py": "python", ".js": "javascript", ".go": "go", ".rs": "rust", ".java": "java"}
+_EXT = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "typescript",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+}
 
 
 def _parser(language: str) -> Parser:
@@ -43,6 +58,10 @@ def _parser(language: str) -> Parser:
         import tree_sitter_python as mod
     elif language == "javascript":
         import tree_sitter_javascript as mod  # type: ignore[no-redef]
+    elif language == "typescript":
+        import tree_sitter_typescript
+
+        return Parser(Language(tree_sitter_typescript.language_typescript()))
     elif language == "go":
         import tree_sitter_go as mod  # type: ignore[no-redef]
     elif language == "rust":
@@ -64,6 +83,21 @@ def _name(node: Node, language: str) -> str | None:
         return f"{rtype}.{n.text.decode()}" if n is not None and n.text else None
     n = node.child_by_field_name("name")
     return n.text.decode() if n is not None and n.text else None
+
+
+def _declared(node: Node) -> str | None:
+    """`const name = (...) => {...}` (one declarator, a function value) and a class field holding
+    a function (`name = (...) => {...}`) in TypeScript."""
+    d = None
+    if node.type == "lexical_declaration" and len(node.named_children) == 1:
+        d = node.named_children[0]  # the variable_declarator
+    elif node.type == "public_field_definition":  # `name = (...) => {...}` in a class body
+        d = node
+    if d is not None:
+        name, value = d.child_by_field_name("name"), d.child_by_field_name("value")
+        if value is not None and value.type in ("arrow_function", "function_expression"):
+            return name.text.decode() if name is not None and name.text else None
+    return None
 
 
 def _assigned(node: Node) -> str | None:
@@ -94,6 +128,8 @@ def find(source: bytes, language: str, symbol: str) -> str | None:
                 name = _name(child, language)
             elif language == "javascript":
                 name = _assigned(child)
+            elif language == "typescript":
+                name = _declared(child)
             if name:
                 q = f"{prefix}.{name}" if prefix else name
                 if q == symbol:
@@ -106,8 +142,8 @@ def find(source: bytes, language: str, symbol: str) -> str | None:
     if not found:
         return None
     node = found[0]
-    # Include Python decorators: they are part of the definition.
-    if node.parent is not None and node.parent.type == "decorated_definition":
+    # Include Python decorators and TypeScript's `export`: they are part of the definition.
+    if node.parent is not None and node.parent.type in ("decorated_definition", "export_statement"):
         node = node.parent
     text = source[node.start_byte : node.end_byte]
     cuts: list[tuple[int, int]] = []
