@@ -22,7 +22,14 @@ import orjson
 
 from anchors.operations import Op, OpError, parse_line, validate
 from anchors.oplog import LineIssue, OpLog, exclusive
-from anchors.projection_schema import COLUMNS, LIST_FIELDS, SCHEMA, SCHEMA_VERSION
+from anchors.projection_schema import (
+    ANCHORS_FROM_RECORDS,
+    COLUMNS,
+    FULL_TEXT_FROM_RECORDS,
+    LIST_FIELDS,
+    SCHEMA,
+    SCHEMA_VERSION,
+)
 from anchors.record import Anchor, Learning
 
 ANCHOR_KEYS = frozenset(Anchor("").to_dict())
@@ -337,19 +344,24 @@ class Projection:
                 # up to date row by row; nothing the replay runs reads them.
                 deferred = _drop_indexes(db)
                 count = self._replay(db, parts, sizes, quarantine, issues, parallel=parallel)
-                # What is left reads whole tables in order and writes new ones: a large cache no
-                # longer saves reads, and a small one keeps SQLite's sorter small too.
-                db.execute(f"PRAGMA cache_size=-{END_CACHE_KIB}").fetchall()
-                self._reindex(db, None)
-                # The reading process is done by now: SQLite's sorter may use the other core.
-                db.execute(f"PRAGMA threads={min(4, os.cpu_count() or 1) - 1}").fetchall()
-                for sql in deferred:
-                    db.execute(sql)
                 last = {p: (sizes[p], _id_before(self.oplog, p, sizes[p])) for p in parts}
                 _put_meta(db, "schema_version", str(SCHEMA_VERSION))
                 _put_meta(db, "parts", json.dumps({p: list(v) for p, v in last.items()}))
                 _put_meta(db, "quarantined", json.dumps(sorted(quarantine)))
                 _put_meta(db, "quarantine_size", json.dumps(quarantine_size))
+                # What is left reads whole tables in order and writes new ones: a large cache no
+                # longer saves reads, and a small one keeps SQLite's sorter small too.
+                db.execute(f"PRAGMA cache_size=-{END_CACHE_KIB}").fetchall()
+                # The reading process is done by now: SQLite's sorter may use the other core.
+                db.execute(f"PRAGMA threads={min(4, os.cpu_count() or 1) - 1}").fetchall()
+                if not parallel:
+                    self._reindex(db, None)
+                    for sql in deferred:
+                        db.execute(sql)
+            if parallel:
+                from anchors.rebuild_end import finish_concurrently
+
+                finish_concurrently(db, tmp, deferred, END_CACHE_KIB)
         except BaseException:
             db.close()
             _unlink_db(tmp)
@@ -419,13 +431,8 @@ class Projection:
 
     def _reindex(self, db: apsw.Connection, touched: set[str] | None) -> None:
         """Rebuild the derived rows (anchors, full-text) for touched records, or for all."""
-        anchor_sql = """
-            INSERT INTO anchors SELECT r.id, json_extract(a.value,'$.path'),
-              json_extract(a.value,'$.symbol'), json_extract(a.value,'$.span[0]'),
-              json_extract(a.value,'$.span[1]'), json_extract(a.value,'$.commit')
-            FROM records r, json_each(r.anchors) a"""
-        fts_sql = """INSERT INTO records_fts(rowid, text, description, tags)
-            SELECT rowid, text, description, tags FROM records"""
+        anchor_sql = ANCHORS_FROM_RECORDS
+        fts_sql = FULL_TEXT_FROM_RECORDS
         if touched is None:
             db.execute(anchor_sql)
             db.execute(fts_sql)

@@ -40,3 +40,14 @@ CREATE TABLE store_writes (op_id TEXT PRIMARY KEY, store TEXT, name TEXT, sha256
   time TEXT);
 CREATE TABLE skipped (part TEXT, line INTEGER, op_id TEXT, problem TEXT);
 """
+
+# The derived rows of the records: their anchors, one row per anchor, and their full-text entry.
+# A rebuild runs them over every record; a refresh adds a WHERE for each record it touched.
+ANCHORS_FROM_RECORDS = """
+            INSERT INTO anchors SELECT r.id, json_extract(a.value,'$.path'),
+              json_extract(a.value,'$.symbol'), json_extract(a.value,'$.span[0]'),
+              json_extract(a.value,'$.span[1]'), json_extract(a.value,'$.commit')
+            FROM records r, json_each(r.anchors) a"""
+FULL_TEXT_FIELDS = "text, description, tags"
+FULL_TEXT_FROM_RECORDS = f"""INSERT INTO records_fts(rowid, {FULL_TEXT_FIELDS})
+            SELECT rowid, {FULL_TEXT_FIELDS} FROM records"""

@@ -144,6 +144,11 @@ def test_two_processes_build_the_same_projection_row_for_row(
     assert db.execute("SELECT count(*) FROM store_writes").get > 0
     assert db.execute("SELECT count(*) FROM skipped").get > 0
     assert db.execute("SELECT count(*) FROM records WHERE author=?", ('d"an\\x@x',)).get > 0
+    # The full-text index, built beside the rest and copied in, is whole and answers.
+    db.execute("INSERT INTO records_fts(records_fts) VALUES('integrity-check')")
+    hits = db.execute("SELECT count(*) FROM records_fts WHERE records_fts MATCH 'retry'").get
+    where = " OR ".join(f"{c} LIKE '%retry%'" for c in ("text", "description", "tags"))
+    assert hits == db.execute(f"SELECT count(*) FROM records WHERE {where}").get > 0
 
 
 def test_the_check_sees_a_changed_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -285,15 +290,19 @@ def test_the_split_sends_a_batch_undecoded_only_when_no_frame_waits() -> None:
     assert [n for n in range(20) if fixed.raw(n)] == [3, 6, 9, 13, 16, 19]
 
 
+@pytest.mark.parametrize("parallel", [True, False])
 def test_the_rebuild_runs_with_its_cache_sizes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, parallel: bool
 ) -> None:
-    """The replay runs with the large page cache and the end with the small one. (The pragmas were
-    once one string: `journal_mode` answers a row, and what followed it never ran.)"""
+    """The replay runs with the large page cache and the end with the small one, in both replays.
+    (The pragmas were once one string: `journal_mode` answers a row, and what followed never ran.)"""
+    import anchors.rebuild_end as rebuild_end
+
     one = tmp_path / "one"
     _random_log(one / "ops", 8, count=40)
     seen: list[tuple[str, Any, Any]] = []
     real_replay, real_reindex = Projection._replay, Projection._reindex
+    real_finish = rebuild_end.finish_concurrently
 
     def replay(self: Projection, db: Any, *args: Any, **kwargs: Any) -> int:
         seen.append(("replay", db.execute("PRAGMA cache_size").get,
@@ -301,13 +310,38 @@ def test_the_rebuild_runs_with_its_cache_sizes(
         return real_replay(self, db, *args, **kwargs)
 
     def reindex(self: Projection, db: Any, touched: Any) -> None:
-        seen.append(("end", db.execute("PRAGMA cache_size").get, None))
+        seen.append(("end", db.execute("PRAGMA cache_size").get, "one connection"))
         real_reindex(self, db, touched)
+
+    def finish(db: Any, *args: Any) -> None:
+        seen.append(("end", db.execute("PRAGMA cache_size").get, "two connections"))
+        real_finish(db, *args)
 
     monkeypatch.setattr(Projection, "_replay", replay)
     monkeypatch.setattr(Projection, "_reindex", reindex)
-    _build(one, True, monkeypatch)
+    monkeypatch.setattr(rebuild_end, "finish_concurrently", finish)
+    _build(one, parallel, monkeypatch)
     assert seen == [
         ("replay", -projection_module.REBUILD_CACHE_KIB, "off"),
-        ("end", -projection_module.END_CACHE_KIB, None),
-    ]
+        ("end", -projection_module.END_CACHE_KIB,
+         "two connections" if parallel else "one connection"),
+    ]  # fmt: skip
+    assert not list(one.glob("index.sqlite.*"))  # neither the rebuilt file nor the full-text one
+
+
+def test_a_full_text_build_that_fails_fails_the_rebuild_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anchors.rebuild_end as rebuild_end
+
+    one = tmp_path / "one"
+    _random_log(one / "ops", 9, count=60)
+
+    def broken(path: Path, aux: Path, cache_kib: int, failures: list[BaseException]) -> None:
+        aux.write_bytes(b"half")
+        failures.append(OSError("disk full"))
+
+    monkeypatch.setattr(rebuild_end, "_build_full_text", broken)
+    with pytest.raises(OSError, match="disk full"):
+        _build(one, True, monkeypatch)
+    assert sorted(p.name for p in one.iterdir()) == ["ops", "rebuild.lock"]
