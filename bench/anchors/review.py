@@ -47,6 +47,7 @@ _EXT = {
     ".py": "python",
     ".js": "javascript",
     ".ts": "typescript",
+    ".tsx": "tsx",
     ".go": "go",
     ".rs": "rust",
     ".java": "java",
@@ -62,6 +63,10 @@ def _parser(language: str) -> Parser:
         import tree_sitter_typescript
 
         return Parser(Language(tree_sitter_typescript.language_typescript()))
+    elif language == "tsx":
+        import tree_sitter_typescript
+
+        return Parser(Language(tree_sitter_typescript.language_tsx()))
     elif language == "go":
         import tree_sitter_go as mod  # type: ignore[no-redef]
     elif language == "rust":
@@ -119,6 +124,8 @@ def _assigned(node: Node) -> str | None:
 def find(source: bytes, language: str, symbol: str) -> str | None:
     """The text of the definition whose qualified name is `symbol`, comments removed."""
     tree = _parser(language).parse(source)
+    if language == "tsx":  # TypeScript with JSX: the same definitions
+        language = "typescript"
     found: list[Node] = []
 
     def walk(node: Node, prefix: str) -> None:
