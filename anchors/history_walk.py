@@ -624,6 +624,13 @@ class Walker:
             f for f in gone if f.short_name == target.short_name or f.short_name not in successors
         ]
         hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
+        while hit is not None and new is not None and _claimed(hit[0], target, old, new, patch):
+            # Another definition that appeared took its place in a line (its declaration turned
+            # into that one's, a call switched to it): that one is its later name, not this one,
+            # however much of its body went here (`maybe_remove_comma` became the method
+            # `maybe_explode` while its tuple check moved into the new `is_one_tuple`).
+            alike = [f for f in alike if f is not hit[0]]
+            hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
         if hit is not None:
             return hit[0]
         # The same name under another qualifier (a method turned function, a class renamed),
@@ -648,11 +655,16 @@ class Walker:
         if len(siblings) != 1 or target.name not in {s.name for s in appeared}:
             return None
         # Several definitions appeared: this one is the renamed one when a line that used the
-        # old name now uses the new one (a call site switched, or the declaration itself).
-        if (len(appeared) == 1 or _switched(patch, siblings[0].short_name, target.short_name)) and (
-            similarity(siblings[0], target) >= 0.25
-        ):
-            return siblings[0]
+        # old name now uses the new one (a call site switched, or the declaration itself), or
+        # when it is the only one of them that is at all like it (the others are new helpers).
+        gone_one = siblings[0]
+        if similarity(gone_one, target) < 0.25:
+            return None
+        if len(appeared) == 1 or _switched(patch, gone_one.short_name, target.short_name):
+            return gone_one
+        others = (Found(s, new) for s in appeared if s.name != target.name)
+        if all(similarity(gone_one, other) < 0.25 for other in others):
+            return gone_one
         return None
 
     def merge(
@@ -778,6 +790,10 @@ class Walker:
                 pairs.append((old_path, old))
         return pairs
 
+    def _patch(self, parent: str, sha: str, path: str) -> Patch:
+        """The `-U0` diff of one file in commit `sha` (its lines only: no hunks parsed)."""
+        return Patch(None, None, [], raw=file_diffs(self.root, parent, sha, [path]).get(path, b""))
+
     def moved_from(
         self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]
     ) -> tuple[str, Found] | None:
@@ -830,12 +846,40 @@ class Walker:
                 hit = best_match(
                     cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
                 )
+            while (
+                hit is not None
+                and after is not None
+                and hit[0].short_name != cur.found.short_name
+                and _claimed(hit[0], cur.found, old, after, self._patch(parent, sha, old_path))
+            ):
+                # It became another definition of its own file (see `locate`).
+                gone = [f for f in gone if f is not hit[0]]
+                hit = best_match(
+                    cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
+                )
             if hit is None:
                 continue
             score = hit[1] + (0.3 if hit[0].short_name == cur.found.short_name else 0.0)
             if best is None or score > best[0]:
                 best = (score, old_path, hit[0])
         return (best[1], best[2]) if best else None
+
+
+def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patch | None) -> bool:
+    """Whether `gone` (vanished in this commit) became another definition that appeared in it
+    rather than `target`: a changed line names that one where it named `gone`, and no changed
+    line names `target` so."""
+    if gone.short_name == target.short_name or _switched(patch, gone.short_name, target.short_name):
+        return False
+    before = {s.name for s in old.symbols}
+    return any(
+        s.name not in before
+        and s.name != target.name
+        and s.short_name != target.short_name
+        and compatible(s, gone.symbol)
+        and _switched(patch, gone.short_name, s.short_name)
+        for s in new.symbols
+    )
 
 
 def _switched(patch: Patch | None, old: str, new: str) -> bool:

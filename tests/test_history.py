@@ -524,3 +524,123 @@ def test_extraction_into_a_wrapper_under_a_new_qualifier(tmp_path: Path) -> None
     assert changes(made.commits) == [(split, ("introduced",))]
     wrapper = symbol_history(r.path, "parse.py", "helpers.add_issue")
     assert [c.commit for c in wrapper.commits] == [split, born]
+
+
+def test_a_vanished_method_whose_declaration_became_another_is_not_this_ones_earlier_name(
+    tmp_path: Path,
+) -> None:
+    """A method is renamed in place (its declaration line now names `maybe_explode`) and most
+    of its old body moves into a new module function (`is_one_tuple`), which is then more like
+    the old method than the renamed one is. The changed declaration says which one the method
+    became: the new function is introduced there, the renamed method goes on into the old
+    history."""
+    r = Repo(tmp_path / "r")
+    before = (
+        "class Line:\n"
+        "    def maybe_remove_comma(self, closing):\n"
+        "        if closing.type == RSQB:\n"
+        "            for leaf in self.leaves:\n"
+        "                if leaf.type == COMMA and leaf.parent is closing.parent:\n"
+        "                    commas += 1\n"
+        "            if commas > 1:\n"
+        "                return False\n"
+        "        self.remove_trailing_comma()\n"
+        "        return True\n"
+    )
+    r.write("lines.py", before)
+    born = r.commit("maybe_remove_comma")
+    after = (
+        "class Line:\n"
+        "    def maybe_explode(self, closing):\n"
+        "        if self.is_import or closing.type == RPAR:\n"
+        "            return not is_one_tuple(closing.opening, closing, self.leaves)\n"
+        "        return True\n"
+        "\n"
+        "\n"
+        "def is_one_tuple(opening, closing, leaves):\n"
+        "    if closing.type == RSQB:\n"
+        "        for leaf in leaves:\n"
+        "            if leaf.type == COMMA and leaf.parent is closing.parent:\n"
+        "                commas += 1\n"
+        "        if commas > 1:\n"
+        "            return False\n"
+        "    return True\n"
+    )
+    r.write("lines.py", after)
+    split = r.commit("magic trailing comma")
+    helper = symbol_history(r.path, "lines.py", "is_one_tuple")
+    assert changes(helper.commits) == [(split, ("introduced",))]
+    method = symbol_history(r.path, "lines.py", "Line.maybe_explode")
+    assert [c.commit for c in method.commits] == [split, born]
+    assert "rename" in method.commits[0].changes
+
+
+def test_a_rewritten_rename_beside_a_new_helper_unlike_it(tmp_path: Path) -> None:
+    """One function vanishes and two appear in its place: its rewrite (under half alike, under
+    another name, its callers in other files) and a small new helper, not at all like the old
+    function (under a quarter). The rewrite is its later name; the helper is introduced."""
+    r = Repo(tmp_path / "r")
+    before = (
+        "def root_relative(path, root, report=None):\n"
+        "    try:\n"
+        "        relative = path.absolute().relative_to(root).as_posix()\n"
+        "    except ValueError:\n"
+        "        if report:\n"
+        "            report.path_ignored(path, 'points outside root')\n"
+        "        return None\n"
+        "    return relative\n"
+    )
+    r.write("files.py", before)
+    born = r.commit("root_relative")
+    after = (
+        "def cached_resolve(key):\n"
+        "    with LOCK:\n"
+        "        yield from MEMO[key]\n"
+        "\n"
+        "\n"
+        "def best_effort_relative(path, root):\n"
+        "    try:\n"
+        "        return path.absolute().relative_to(root)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    parent = next((p for p in path.parents if cached_resolve(p) == root), None)\n"
+        "    if parent is not None:\n"
+        "        return path.relative_to(parent)\n"
+        "    return cached_resolve(path).relative_to(root)\n"
+    )
+    r.write("files.py", after)
+    rewritten = r.commit("best effort")
+    renamed = symbol_history(r.path, "files.py", "best_effort_relative")
+    assert [c.commit for c in renamed.commits] == [rewritten, born]
+    assert "rename" in renamed.commits[0].changes
+    helper = symbol_history(r.path, "files.py", "cached_resolve")
+    assert changes(helper.commits) == [(rewritten, ("introduced",))]
+
+
+def test_a_move_source_whose_declaration_became_another_is_not_taken(tmp_path: Path) -> None:
+    """A new file's function is alike to one that vanished from another file in the same commit,
+    but that one lives on there under a new name (its declaration line now names `gte`, and
+    `min` is an alias): the new function is introduced, not moved."""
+    r = Repo(tmp_path / "r")
+    body = (
+        "    checks = list(self.checks)\n"
+        "    checks.append({'kind': 'min', 'value': value, 'message': message})\n"
+        "    return Number(checks=checks, coerce=self.coerce)\n"
+    )
+    r.write(
+        "number.py",
+        "class Number:\n    def min(self, value, message=None):\n"
+        + "".join("    " + line + "\n" for line in body.splitlines()),
+    )
+    born = r.commit("Number.min")
+    r.write(
+        "number.py",
+        "class Number:\n    def gte(self, value, message=None):\n"
+        "        return set_limit(self, 'min', value, True, message)\n\n    min = gte\n",
+    )
+    r.write("limits.py", "def set_limit(self, value, message=None):\n" + body)
+    split = r.commit("gte and set_limit")
+    made = symbol_history(r.path, "limits.py", "set_limit")
+    assert changes(made.commits) == [(split, ("introduced",))]
+    kept = symbol_history(r.path, "number.py", "Number.gte")
+    assert [c.commit for c in kept.commits] == [split, born]
