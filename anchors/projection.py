@@ -355,13 +355,13 @@ class Projection:
                 # The reading process is done by now: SQLite's sorter may use the other core.
                 db.execute(f"PRAGMA threads={min(4, os.cpu_count() or 1) - 1}").fetchall()
                 if not parallel:
-                    self._reindex(db, None)
-                    for sql in deferred:
-                        db.execute(sql)
+                    self._derive(db, deferred)
             if parallel:
                 from anchors.rebuild_end import finish_concurrently
 
-                finish_concurrently(db, tmp, deferred, END_CACHE_KIB)
+                if not finish_concurrently(db, tmp, deferred, END_CACHE_KIB):
+                    with db:
+                        self._derive(db, deferred)
         except BaseException:
             db.close()
             _unlink_db(tmp)
@@ -377,6 +377,12 @@ class Projection:
         db.close()
         _unlink_db(tmp)
         return RefreshResult(rebuilt=True, applied=count, reason=reason, issues=issues)
+
+    def _derive(self, db: apsw.Connection, deferred: list[str]) -> None:
+        """The end of a rebuild in one connection: anchors, full text, the deferred indexes."""
+        self._reindex(db, None)
+        for sql in deferred:
+            db.execute(sql)
 
     def _replay(
         self,

@@ -28,10 +28,12 @@ _AUX = "fulltext_build"
 
 def finish_concurrently(
     db: apsw.Connection, path: Path, deferred: list[str], cache_kib: int
-) -> None:
+) -> bool:
     """Build the anchors table, the full-text index and the `deferred` index statements of the
-    projection open as `db` at `path`, whose records are committed. Leaves `db` in WAL mode."""
-    db.execute("PRAGMA journal_mode=WAL").fetchall()
+    projection open as `db` at `path`, whose records are committed; leaves `db` in WAL mode. False,
+    having done nothing, where the file cannot be put in WAL mode (the caller builds them alone)."""
+    if str(db.execute("PRAGMA journal_mode=WAL").get).lower() != "wal":
+        return False  # without it, reading the records would stall the writer: do it in one go
     aux = path.with_name(path.name + ".fts")
     _unlink(aux)
     failures: list[BaseException] = []
@@ -59,6 +61,7 @@ def finish_concurrently(
             db.execute("DETACH " + _AUX)
     finally:
         _unlink(aux)
+    return True
 
 
 def _build_full_text(path: Path, aux: Path, cache_kib: int, failures: list[BaseException]) -> None:

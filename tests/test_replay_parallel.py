@@ -313,9 +313,9 @@ def test_the_rebuild_runs_with_its_cache_sizes(
         seen.append(("end", db.execute("PRAGMA cache_size").get, "one connection"))
         real_reindex(self, db, touched)
 
-    def finish(db: Any, *args: Any) -> None:
+    def finish(db: Any, *args: Any) -> bool:
         seen.append(("end", db.execute("PRAGMA cache_size").get, "two connections"))
-        real_finish(db, *args)
+        return real_finish(db, *args)
 
     monkeypatch.setattr(Projection, "_replay", replay)
     monkeypatch.setattr(Projection, "_reindex", reindex)
@@ -345,3 +345,31 @@ def test_a_full_text_build_that_fails_fails_the_rebuild_and_leaves_nothing(
     with pytest.raises(OSError, match="disk full"):
         _build(one, True, monkeypatch)
     assert sorted(p.name for p in one.iterdir()) == ["ops", "rebuild.lock"]
+
+
+def test_the_end_is_built_in_one_connection_where_wal_cannot_be_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without WAL a second connection reading the records would stall the writer: the concurrent
+    end declines (an in-memory database has no WAL) and the rebuild builds the end itself."""
+    import apsw
+
+    import anchors.rebuild_end as rebuild_end
+
+    memory = apsw.Connection(":memory:")
+    assert rebuild_end.finish_concurrently(memory, tmp_path / "x.sqlite", [], 1024) is False
+    assert not list(tmp_path.iterdir())  # nothing started, nothing written
+    one = tmp_path / "one"
+    _random_log(one / "ops", 10, count=80)
+    two = _copy_log(one, tmp_path / "two")
+    sequential = _build(one, False, monkeypatch)
+    declined: list[bool] = []
+
+    def decline(*args: Any) -> bool:
+        declined.append(True)
+        return False
+
+    monkeypatch.setattr(rebuild_end, "finish_concurrently", decline)
+    parallel = _build(two, True, monkeypatch)
+    assert declined == [True]
+    assert differences(str(sequential), str(parallel)) == []
