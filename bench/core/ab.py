@@ -44,8 +44,10 @@ def main(argv: list[str]) -> int:
                 (tether_dir / name).unlink(missing_ok=True)
             env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
             env["PYTHONPATH"] = str(tree.resolve())
+            # Run from the tree: `python -c` puts the working directory first on the path.
             out = subprocess.run([sys.executable, "-c", REPLAY_CHILD, str(tether_dir)], env=env,
-                                 check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
+                                 cwd=tree, check=True, capture_output=True,
+                                 text=True).stdout.split()  # fmt: skip
             wall, rss, cpu = float(out[0]), int(out[1]) / 1024, float(out[3])
             results[tree].append((wall, cpu, rss))
             print(f"{tree} wall {wall:.2f} s, cpu {cpu:.2f} s, peak rss {rss:.0f} MB", flush=True)
