@@ -44,9 +44,11 @@ REPLAY_BATCH = 20_000
 # starting the second process costs more than it saves.
 PARALLEL_MIN_BYTES = 16 << 20
 # Page cache of a rebuild, in KiB. Most of a replay's statements update records spread over the
-# whole table (hundreds of megabytes for a million ops): each page missing from the cache is a read
-# and, later, a write. The cache is the bulk of the rebuilding process's memory.
-REBUILD_CACHE_KIB = 32768
+# whole table (hundreds of megabytes for a million ops), so each page missing from the cache is a
+# read and, later, a write. A larger cache was measured not to pay (32, 64 or 128 MB: fewer reads
+# and writes, as much more time in the cache itself; 1,000,000 ops, docs/benchmarks.md) and costs
+# memory one for one: SQLite's default size, made explicit.
+REBUILD_CACHE_KIB = 2048
 # ... and once the replay is done (building the full-text and anchor tables and the indexes).
 END_CACHE_KIB = 8192
 # A file being rebuilt needs no journal: it is thrown away if the rebuild fails. Its commit still
