@@ -92,7 +92,7 @@ def _name(node: Node, language: str) -> str | None:
 
 def _declared(node: Node) -> str | None:
     """`const name = (...) => {...}` (one declarator, a function value) and a class field holding
-    a function (`name = (...) => {...}`) in TypeScript."""
+    a function (`name = (...) => {...}`) in TypeScript and JavaScript."""
     d = None
     if node.type == "lexical_declaration" and len(node.named_children) == 1:
         d = node.named_children[0]  # the variable_declarator
@@ -134,7 +134,8 @@ def find(source: bytes, language: str, symbol: str) -> str | None:
             if child.type in _DEFS[language]:
                 name = _name(child, language)
             elif language == "javascript":
-                name = _assigned(child)
+                # `const f = (...) => {...}` too (immer's patches.js `clone` was one)
+                name = _assigned(child) or _declared(child)
             elif language == "typescript":
                 name = _declared(child)
             if name:
