@@ -44,7 +44,8 @@ MOVE_SIMILARITY_SAME_NAME = 0.4
 MOVE_SIMILARITY_OTHER_NAME = 0.75
 # A commit that rewrites more files than this is not searched file by file for a moved symbol
 # (a mass reformat, a syntax migration, vendoring): only files whose diff mentions the symbol's
-# name are. (Reading and parsing each file before and after costs ~5 ms a file.)
+# name are, and as many files it deleted in the symbol's language. (Reading and parsing each file
+# before and after costs ~5 ms a file.)
 MOVE_SEARCH_FILES = 8
 # Versions of the file asked of git ahead of the walk (each is held in memory until read).
 PREFETCH = 8
@@ -692,11 +693,15 @@ class Walker:
             if not kinds and older.found.name == cur.found.name:
                 same_as_a_parent = True
             follow.append((parent, older))
-        if not same_as_a_parent:
-            if first is not None:
-                self.record(commit, first or ["body"], cur)
-            elif not follow:
-                self.record(commit, ["introduced"], cur)
+        if same_as_a_parent:
+            # The symbol is some parent's as it was: a definition of another name that a parent
+            # without it has (what the rename search took for it there) never reached this
+            # code, so that side is not followed under that name.
+            return [(p, s) for p, s in follow if s.found.name == cur.found.name]
+        if first is not None:
+            self.record(commit, first or ["body"], cur)
+        elif not follow:
+            self.record(commit, ["introduced"], cur)
         return follow
 
     def origin(self, commit: Commit, cur: State, visited: set[tuple[str, str]]) -> None:
@@ -806,9 +811,25 @@ class Walker:
         if len(sources) > MOVE_SEARCH_FILES:
             name = cur.found.short_name.encode()
             diffs = file_diffs(self.root, parent, sha, [old for _, old in sources])
-            sources = [(status, old) for status, old in sources if name in diffs.get(old, name)][
-                :MOVE_SEARCH_FILES
-            ]
+            named = [(status, old) for status, old in sources if name in diffs.get(old, name)]
+            # A file the commit deleted, in the symbol's language, is searched even when its
+            # diff does not name the symbol: a file dissolved into others is where a function
+            # moved under a new name comes from (jinja's asyncfilters.auto_to_seq became
+            # async_utils.auto_to_list, gin's inputHolder.fromGET Context.formValue). Those in
+            # the symbol's directory first.
+            language = language_for_path(cur.path)
+            folder = str(Path(cur.path).parent)
+            deleted = sorted(
+                (
+                    (status, old)
+                    for status, old in sources
+                    if status == "D"
+                    and (status, old) not in named
+                    and language_for_path(old) == language
+                ),
+                key=lambda source: str(Path(source[1]).parent) != folder,
+            )
+            sources = named[:MOVE_SEARCH_FILES] + deleted[:MOVE_SEARCH_FILES]
         # Definitions that still exist under their name after the commit (in any file it
         # touched) were not moved here: a function whose body went into a new one while it
         # stayed as a wrapper makes the new one an extraction (introduced), not a move. (Found

@@ -1,0 +1,66 @@
+"""`tether history`: cases the held-out accuracy rounds found (bench/anchors/truth, `held_out`),
+each a synthetic history in a real git repository, walked the three ways of tests/test_history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from anchors.history import symbol_history
+from tests.test_history import Repo, changes, log_kind  # noqa: F401  (log_kind: autouse)
+
+BODY = "    a = x + 1\n    b = a * 2\n    c = b - 3\n    return c\n"
+
+
+def test_a_merge_keeping_one_parents_symbol_does_not_follow_a_rename_in_the_other(
+    tmp_path: Path,
+) -> None:
+    """gin `Context.reset`: the merge took the symbol as one parent had it; in the other parent
+    it is absent and an alike definition of another name vanished, which is not its history."""
+    r = Repo(tmp_path / "r")
+    other = "\n\ndef other(y):\n    return y\n"
+    r.write("m.py", "def create(x):\n" + BODY + other)
+    born = r.commit("create")
+    r.git("checkout", "-q", "-b", "topic")
+    r.write("m.py", "def create(x):\n" + BODY.replace("b - 3", "b - 4") + other)
+    r.commit("edit create on a branch")
+    r.write(
+        "m.py", "def create(x):\n" + BODY.replace("b - 3", "b - 4") + other.replace("y\n", "-y\n")
+    )
+    r.commit("edit other on the branch")
+    r.git("checkout", "-q", "main")
+    r.write("m.py", "def reset(x):\n" + BODY + other)
+    renamed = r.commit("rename create to reset")
+    # main's reset and the branch's other: the file differs from both parents
+    r.git("merge", "-q", "--no-commit", "topic")
+    r.write("m.py", "def reset(x):\n" + BODY + other.replace("y\n", "-y\n"))
+    r.commit("merge, keeping reset as main has it")
+    history = symbol_history(r.path, "m.py", "reset")
+    assert changes(history.commits) == [(renamed, ("rename",)), (born, ("introduced",))]
+
+
+def test_a_move_and_rename_out_of_a_deleted_file_in_a_commit_touching_many_files(
+    tmp_path: Path,
+) -> None:
+    """jinja `auto_to_list`, gin `Context.GetQuery`: a file dissolved in a commit touching more
+    files than are searched one by one; its diff does not name the function's new name."""
+    from anchors import history_walk
+
+    r = Repo(tmp_path / "r")
+    for i in range(12):
+        r.write(f"pkg/m{i}.py", f"def helper{i}(x):\n    return x + {i}\n")
+    r.write("pkg/old.py", "def auto_to_seq(value):\n" + BODY.replace("x", "value"))
+    r.write("pkg/new.py", "def kept(y):\n    return [y, y]\n")
+    born = r.commit("many")
+    for i in range(12):
+        r.write(f"pkg/m{i}.py", f"def helper{i}(x):\n    return x + {i + 1}\n")
+    (r.path / "pkg/old.py").unlink()
+    r.write("pkg/new.py", "def kept(y):\n    return [y, y]\n\n\ndef auto_to_list(value):\n"
+            + BODY.replace("x", "value"))  # fmt: skip
+    moved = r.commit("dissolve old.py among many edits")
+    history = symbol_history(r.path, "pkg/new.py", "auto_to_list")
+    assert [(e.commit, set(e.changes)) for e in history.commits] == [
+        (moved, {"move", "rename"}),
+        (born, {"introduced"}),
+    ]
+    assert (history.commits[1].path, history.commits[1].symbol) == ("pkg/old.py", "auto_to_seq")
+    assert len(list(r.path.glob("pkg/*.py"))) > history_walk.MOVE_SEARCH_FILES
