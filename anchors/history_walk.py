@@ -415,6 +415,14 @@ class Walker:
                 self.origin(commit, cur, visited)
                 continue
             kinds, older = step
+            if older.found.short_name != cur.found.short_name and self.namesake_moved_here(
+                sha, cur
+            ):
+                # A definition of this name left another file in this commit: the symbol moved
+                # here, and the one of another name that vanished beside it was merged into it
+                # (jsoup's `Element.nameIs` went to Node, where the alike `isNode` was dropped).
+                self.origin(commit, cur, visited)
+                continue
             self.record(commit, kinds, cur)
             if parent is not None:
                 stack.append((parent, older))
@@ -751,6 +759,17 @@ class Walker:
             self.arrived(commit, "move", cur, parent, old_path, match, visited)
             return
         self.record(commit, ["introduced"], cur)
+
+    def namesake_moved_here(self, sha: str, cur: State) -> bool:
+        """Whether commit `sha` moved a definition of the symbol's own (last) name here from
+        another file (see `moved_from`)."""
+        parents = self.blobs.parents(sha)
+        if not parents:
+            return False
+        parent = parents[0]
+        changes = self.changes.get((parent, sha)) or tree_changes(self.root, parent, sha)
+        found = self.moved_from(sha, parent, cur, changes)
+        return found is not None and found[1].short_name == cur.found.short_name
 
     def arrived(
         self,

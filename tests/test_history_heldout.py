@@ -64,3 +64,30 @@ def test_a_move_and_rename_out_of_a_deleted_file_in_a_commit_touching_many_files
     ]
     assert (history.commits[1].path, history.commits[1].symbol) == ("pkg/old.py", "auto_to_seq")
     assert len(list(r.path.glob("pkg/*.py"))) > history_walk.MOVE_SEARCH_FILES
+
+
+def test_a_namesake_moved_in_beats_an_alike_definition_dropped_beside_it(tmp_path: Path) -> None:
+    """jsoup `Node.nameIs`: moved from Element to Node, where the commit dropped `isNode`, whose
+    body was the same: the symbol is the one of its name from the other file."""
+    r = Repo(tmp_path / "r")
+    node = "def is_node(self, name):\n    return self.normal_name() == name\n"
+    rest = "\n\ndef parent(self):\n    return self.up\n"
+    r.write("node.py", node + rest)
+    r.write("element.py", "def name_is(self, name):\n    return self.tag.normal_name() == name\n")
+    r.commit("node and element")
+    r.write(
+        "element.py", "def name_is(self, name):\n    return self.tag.normal_name() == name  # x\n"
+    )
+    r.write("other.py", "X = 1\n")
+    r.commit("comment only")
+    r.write(
+        "element.py", "def name_is(self, name):\n    return self.tag.normal_name() == str(name)\n"
+    )
+    edited = r.commit("edit name_is")
+    r.write("node.py", node.replace("is_node", "name_is") + rest)
+    r.write("element.py", "def tag_name(self):\n    return self.tag\n")
+    moved = r.commit("move name_is to node, dropping is_node")
+    history = symbol_history(r.path, "node.py", "name_is")
+    assert [e.commit for e in history.commits][:2] == [moved, edited]
+    assert "move" in history.commits[0].changes
+    assert (history.commits[1].path, history.commits[1].symbol) == ("element.py", "name_is")
