@@ -187,31 +187,29 @@ def prepare(common: str) -> str:
 
 
 def write(root: str, common: str, tip: str, wait: bool = False) -> int | None:
-    """Write (or extend) the graph: `build` in a process of its own, in the background
-    (detached, lowered priority) unless `wait`. Returns its exit status when waited for."""
+    """Write (or extend) the graph: `build` in a process of its own, in the background unless
+    `wait`. Returns its exit status when waited for.
+
+    In the background it is started through `sh`, which starts it at lowered priority and exits
+    at once: the writer is nobody's child then (a long-lived caller, the language server or the
+    MCP server, keeps no finished process to reap), in a session of its own."""
     import sys
 
     args = [sys.executable, "-m", "anchors.commit_graph", root, common, tip]
+    if not wait:
+        args = ["/bin/sh", "-c", 'nice -n 10 "$@" &', "sh", *args]
     actions = [
         (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
         (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
     ]
     try:
-        pid = os.posix_spawn(
-            sys.executable, args, dict(os.environ), file_actions=actions, setsid=not wait
-        )
+        pid = os.posix_spawn(args[0], args, dict(os.environ), file_actions=actions, setsid=True)
     except OSError:
         return None
-    if wait:
-        _, status = os.waitpid(pid, 0)
-        _found.clear()
-        return os.waitstatus_to_exitcode(status)
-    from contextlib import suppress
-
-    with suppress(OSError, AttributeError):
-        os.setpriority(os.PRIO_PROCESS, pid, 10)  # after the user's own work
-    return None  # detached: it outlives this process, which does not wait for it
+    _, status = os.waitpid(pid, 0)  # the writer itself, or the `sh` that started it
+    _found.clear()
+    return os.waitstatus_to_exitcode(status) if wait else None
 
 
 def refresh(root: str, tip: str) -> bool:

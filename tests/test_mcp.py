@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e
 
 TOOLS = {
     "learnings_add", "learnings_list", "recall", "context", "confirm", "invalidate", "supersede",
-    "reinforce", "stale", "blueprint_get", "blueprint_update", "profile_get", "profile_update",
+    "reinforce", "stale", "history", "blueprint_get", "blueprint_update", "profile_get", "profile_update",
     "notebook_read", "notebook_write",
 }  # fmt: skip
 
@@ -223,3 +223,34 @@ async def test_stale_tool_reports_through_the_cli_contract(repo: Path) -> None:
     verdicts = {r["id"]: r["verdict"] for r in report["learnings"]}
     assert verdicts == {added.id: "stale"}
     assert "revision, not an option" in error_text(bad)
+
+
+async def test_history_tool_follows_a_symbol_and_refuses_bad_specs(repo: Path) -> None:
+    from tests.conftest import git
+
+    (repo / "pay.py").write_text("def charge(order):\n    return order\n")
+    git(repo, "add", "pay.py")
+    git(repo, "commit", "-q", "-m", "pay")
+    first = git(repo, "rev-parse", "HEAD")
+    (repo / "pay.py").write_text("def charge(order):\n    # no retry\n    return order\n")
+    git(repo, "commit", "-q", "-am", "a comment only")
+    (repo / "billing.py").write_text("def charge(order, retry=3):\n    return order\n")
+    git(repo, "rm", "-q", "pay.py")
+    git(repo, "add", "billing.py")
+    git(repo, "commit", "-q", "-m", "move charge to billing, with retries")
+    moved = git(repo, "rev-parse", "HEAD")
+    async with client(repo) as mcp:
+        found = data(await mcp.call_tool("history", {"spec": "billing.py::charge"}))
+        at_first = data(await mcp.call_tool("history", {"spec": "pay.py::charge", "rev": first}))
+        no_spec = await mcp.call_tool("history", {"spec": "billing.py"})
+        no_rev = await mcp.call_tool("history", {"spec": "billing.py::charge", "rev": "--all"})
+        outside = await mcp.call_tool("history", {"spec": "../x.py::f"})
+    assert [(c["commit"], c["changes"]) for c in found["commits"]] == [
+        (moved, ["signature", "move"]),
+        (first, ["introduced"]),
+    ]
+    assert found["commits"][0]["path"] == "billing.py"
+    assert [c["commit"] for c in at_first["commits"]] == [first]
+    assert "PATH::SYMBOL" in error_text(no_spec)
+    assert "bad revision" in error_text(no_rev)
+    assert "outside the repository" in error_text(outside)

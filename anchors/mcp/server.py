@@ -212,6 +212,27 @@ def build_server(memory: Memory, session: str = "") -> MCPServer:
         return data if isinstance(data, dict) else {"results": data}
 
     @server.tool()
+    def history(spec: str, rev: str | None = None) -> dict[str, Any]:
+        """The commits, newest first, that introduced or changed one function, method or class
+        (spec PATH::SYMBOL, e.g. src/app.py::Client.send, as of rev, default HEAD): git log -L
+        by symbol, following renames, file renames and moves across files, leaving out commits
+        that touched only its whitespace or comments. Each has its change kinds (introduced,
+        body, signature, rename, move, file-rename), author and date."""
+        from anchors.commit_graph import refresh
+        from anchors.history import parse_spec, repo_path, symbol_history
+
+        revision = rev or "HEAD"
+        try:
+            path, symbol = parse_spec(spec)
+            found = symbol_history(
+                memory.root, repo_path(memory.root, path), symbol, revision, memory.git_dir
+            )
+        except TetherError as exc:
+            raise ToolError(exc.message) from None
+        refresh(str(memory.root), found.rev)  # the next walk here reads its commit-graph
+        return found.to_dict()
+
+    @server.tool()
     def blueprint_get(section: str | None = None) -> dict[str, Any]:
         """The blueprint (.tether/BLUEPRINT.md), or one of its eight sections, with who updated it when."""
         from anchors.stores.blueprint import Blueprint
