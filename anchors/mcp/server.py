@@ -33,7 +33,9 @@ and keep its text: it is frozen for the session. Use `recall` to look things up 
 learning with `learnings_add` when you find something a future session should know (a convention,
 a gotcha, a decision and its reason), anchored to the code it is about. If a learning you read
 helped, `reinforce` it; if it is wrong, `invalidate` or `supersede` it. The blueprint describes the
-whole codebase: read it with `blueprint_get` when you need the big picture."""
+whole codebase: read it with `blueprint_get` when you need the big picture. Before changing a function
+whose past matters (why is this retry here? what broke last time?), `history` lists the commits that
+changed it, following renames and moves."""
 
 Category = Annotated[str, Field(description=f"one of: {', '.join(CATEGORIES)}")]
 
