@@ -56,6 +56,13 @@ def _wait_verified(repo: Path) -> Path:
     raise AssertionError("the commit-graph was not written in the background")
 
 
+def _graphed(path: Path, run_tether: RunTether) -> tuple[Path, dict, Path]:
+    """A big-history repository, its first history, and its graph once written and verified."""
+    repo = _history_repo(path, big=True)
+    first = _history(run_tether, repo)
+    return repo, first, _wait_verified(repo)
+
+
 def _commits(history: dict) -> list[tuple[str, list[str]]]:
     return [(c["commit"], c["changes"]) for c in history["commits"]]
 
@@ -154,9 +161,7 @@ def test_a_moved_repository_keeps_its_graph(tmp_path: Path, run_tether: RunTethe
 def test_a_graph_git_fails_on_costs_nothing_and_is_written_again(
     tmp_path: Path, run_tether: RunTether
 ) -> None:
-    repo = _history_repo(tmp_path / "repo", big=True)
-    first = _history(run_tether, repo)
-    directory = _wait_verified(repo)
+    repo, first, directory = _graphed(tmp_path / "repo", run_tether)
     # A damaged graph directory: its alternates no longer lead to the objects, so every git
     # that reads through it fails.
     (directory / "info" / "alternates").write_text("../../nowhere\n")
@@ -170,9 +175,7 @@ def test_a_graph_git_fails_on_costs_nothing_and_is_written_again(
 def test_rotten_bits_in_the_graph_never_change_an_answer(
     tmp_path: Path, run_tether: RunTether
 ) -> None:
-    repo = _history_repo(tmp_path / "repo", big=True)
-    first = _history(run_tether, repo)
-    directory = _wait_verified(repo)
+    repo, first, directory = _graphed(tmp_path / "repo", run_tether)
     layer = directory / commit_graph.SINGLE
     layer.chmod(0o644)
     data = bytearray(layer.read_bytes())
