@@ -313,8 +313,18 @@ def similarity(a: Found, b: Found) -> float:
 
 
 def compatible(a: Symbol, b: Symbol) -> bool:
+    """Whether `a` can be an earlier version of `b`: the same kind (functions and methods alike),
+    and both with a body or both without. A declaration without one (an interface's or trait's
+    method signature, an abstract method) is not where an implementation came from: yargs'
+    interface `YargsInstance.demandOption` is not the earlier `Yargs.demandOption`."""
     callables = {"function", "method"}
+    if _bodied(a) != _bodied(b):
+        return False
     return a.kind == b.kind or (a.kind in callables and b.kind in callables)
+
+
+def _bodied(symbol: Symbol) -> bool:
+    return symbol.body_start < symbol.end_byte
 
 
 def best_match(

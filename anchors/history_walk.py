@@ -863,10 +863,12 @@ class Walker:
                     if status[0] != "D" and language_for_path(new_path) is not None:
                         after_version = self.blobs.version_at(sha, new_path)
                         if after_version is not None:
+                            # Not the symbol's own name: another definition of it elsewhere
+                            # is another version beside this one, not the old one kept (viper
+                            # moved findConfigFile into viper_go1_15.go and wrote a new one
+                            # for Go 1.16 in viper_go1_16.go, each file for its own build).
                             kept.update(
-                                s.name
-                                for s in after_version.symbols
-                                if not (new_path == cur.path and s.name == cur.found.name)
+                                s.name for s in after_version.symbols if s.name != cur.found.name
                             )
             return kept
 

@@ -91,3 +91,62 @@ def test_a_namesake_moved_in_beats_an_alike_definition_dropped_beside_it(tmp_pat
     assert [e.commit for e in history.commits][:2] == [moved, edited]
     assert "move" in history.commits[0].changes
     assert (history.commits[1].path, history.commits[1].symbol) == ("element.py", "name_is")
+
+
+def test_a_move_beside_a_new_version_of_the_same_name_in_an_added_file(tmp_path: Path) -> None:
+    """viper `Viper.findConfigFile`: one commit moved the function out of viper.go into a new
+    file for one build and wrote a new version of the same name into another new file for the
+    other build. The namesake in an added file did not stay: the move is found."""
+    r = Repo(tmp_path / "r")
+    r.write("main.go", "package p\n\nfunc keep() int {\n\treturn 1\n}\n\n"
+            "func find(x int) int {\n\ta := x + 1\n\tb := a * 2\n\treturn b - 3\n}\n")  # fmt: skip
+    born = r.commit("find")
+    r.write("main.go", "package p\n\nfunc keep() int {\n\treturn 1\n}\n")
+    r.write("old_build.go", "//go:build !new\n\npackage p\n\n"
+            "func find(x int) int {\n\ta := x + 1\n\tb := a * 2\n\treturn b - 3\n}\n")  # fmt: skip
+    r.write("new_build.go", "//go:build new\n\npackage p\n\n"
+            "func find(x int) int {\n\treturn lookup(x)\n}\n")  # fmt: skip
+    moved = r.commit("split find by build")
+    history = symbol_history(r.path, "old_build.go", "find")
+    assert [(e.commit, e.changes) for e in history.commits] == [
+        (moved, ("move",)),
+        (born, ("introduced",)),
+    ]
+    assert history.commits[1].path == "main.go"
+    # the new version is new: the one that moved is in the other file
+    history = symbol_history(r.path, "new_build.go", "find")
+    assert [e.commit for e in history.commits][-1] in (moved, born)
+
+
+def test_an_interface_signature_is_not_where_an_implementation_came_from(
+    tmp_path: Path,
+) -> None:
+    """yargs `Yargs.demandOption`: the commit that moved the implementation into a new file
+    also deleted a file whose interface declared the same methods (so the new file looks like
+    it renamed), but a signature without a body is not the implementation's earlier version:
+    the method came from the old implementation's file."""
+    r = Repo(tmp_path / "r")
+    impl = (
+        "export class Impl {\n"
+        "  demandOption(keys: string, msg: string) {\n"
+        "    const a = keys.split(',');\n    this.demand(a, msg);\n    return this;\n  }\n"
+        "  alias(key: string) {\n    this.aliases.push(key);\n    return this;\n  }\n"
+        "}\n"
+    )
+    r.write("old.ts", impl + "export function keep() {\n  return 1;\n}\n")
+    r.write(
+        "types.ts",
+        "export interface Instance {\n  demandOption(keys: string, msg: string): Instance;\n"
+        "  alias(key: string): Instance;\n}\n",
+    )
+    born = r.commit("impl and interface")
+    r.write("old.ts", "export function keep() {\n  return 1;\n}\n")
+    (r.path / "types.ts").unlink()
+    r.write("lib.ts", impl.replace("class Impl", "class Lib"))
+    moved = r.commit("move the implementation, drop the interface")
+    history = symbol_history(r.path, "lib.ts", "Lib.demandOption")
+    assert [(e.commit, set(e.changes)) for e in history.commits] == [
+        (moved, {"move", "rename"}),
+        (born, {"introduced"}),
+    ]
+    assert (history.commits[1].path, history.commits[1].symbol) == ("old.ts", "Impl.demandOption")
