@@ -914,14 +914,21 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
     if gone.short_name == target.short_name or _switched(patch, gone.short_name, target.short_name):
         return False
     before = {s.name for s in old.symbols}
-    return any(
-        s.name not in before
+    others = [
+        s
+        for s in new.symbols
+        if s.name not in before
         and s.name != target.name
         and s.short_name != target.short_name
         and compatible(s, gone.symbol)
-        and _switched(patch, gone.short_name, s.short_name)
-        for s in new.symbols
-    )
+    ]
+    if any(_switched(patch, gone.short_name, s.short_name) for s in others):
+        return True
+    # Or another definition that appeared is more like it than this one: that one is what it
+    # became, this one a new helper beside it (just's `export_environment_variables` became
+    # `export`, 0.64 alike, while its loop went into the new `export_scope`, 0.50).
+    alike = similarity(gone, target)
+    return any(similarity(gone, Found(s, new)) > alike for s in others)
 
 
 def _switched(patch: Patch | None, old: str, new: str) -> bool:

@@ -150,3 +150,42 @@ def test_an_interface_signature_is_not_where_an_implementation_came_from(
         (born, {"introduced"}),
     ]
     assert (history.commits[1].path, history.commits[1].symbol) == ("old.ts", "Impl.demandOption")
+
+
+def test_a_split_function_continues_in_the_part_most_like_it(tmp_path: Path) -> None:
+    """viper `defaultDecoderConfig`, just `export_scope`: a function was split in two new ones,
+    the declaration rewritten in another way, the callers given other arguments. The new helper
+    is alike enough to be a rename, but the other new part is more like the old function: that
+    one is its later name, and the helper is introduced."""
+    r = Repo(tmp_path / "r")
+    old = (
+        "def weak_decode(data, out):\n"
+        "    config = Config(unused=True, result=out, weak=True, meta=None)\n"
+        "    decoder = make_decoder(config)\n"
+        "    if decoder is None:\n        raise DecodeError(data)\n"
+        "    return decoder.decode(data)\n"
+    )
+    caller = "\n\ndef load(data, out):\n    err = weak_decode(data, out)\n    return err\n"
+    r.write("d.py", old + caller)
+    r.commit("weak_decode")
+    new = (
+        "def default_config(out):\n"
+        "    return Config(unused=True, result=out, weak=True, hook=duration_hook)\n"
+        "\n\n"
+        "def decode(data, config):\n"
+        "    decoder = make_decoder(config)\n"
+        "    if decoder is None:\n        raise DecodeError(data)\n"
+        "    return decoder.decode(data)\n"
+    )
+    caller = (
+        "\n\ndef load(data, out):\n    config = default_config(out)\n"
+        "    err = decode(data, config)\n    return err\n"
+    )
+    r.write("d.py", new + caller)
+    split = r.commit("split weak_decode into default_config and decode")
+    history = symbol_history(r.path, "d.py", "default_config")
+    assert changes(history.commits) == [(split, ("introduced",))]
+    history = symbol_history(r.path, "d.py", "decode")
+    assert [e.commit for e in history.commits][0] == split
+    assert "rename" in history.commits[0].changes
+    assert len(history.commits) == 2
