@@ -768,6 +768,20 @@ class Walker:
             return False
         parent = parents[0]
         changes = self.changes.get((parent, sha)) or tree_changes(self.root, parent, sha)
+        sources = [
+            old
+            for status, old, _ in changes
+            if status[0] in "DMR" and old != cur.path and language_for_path(old) is not None
+        ]
+        if not sources:
+            return False
+        # Such a definition left lines naming it behind in its file's diff: when no other
+        # file's diff removes a line with the name, nothing needs parsing (one git process
+        # instead of reading and parsing every file the commit touched).
+        name = cur.found.short_name.encode()
+        diffs = file_diffs(self.root, parent, sha, sources)
+        if not any(_removes(diffs.get(path), name) for path in sources):
+            return False
         found = self.moved_from(sha, parent, cur, changes)
         return found is not None and found[1].short_name == cur.found.short_name
 
@@ -950,3 +964,13 @@ def _switched(patch: Patch | None, old: str, new: str) -> bool:
 
 def _scope(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def _removes(diff: bytes | None, name: bytes) -> bool:
+    """Whether a `-U0` diff removes a line containing `name` (a diff not read: maybe)."""
+    if diff is None:
+        return True
+    return any(
+        line.startswith(b"-") and not line.startswith(b"---") and name in line
+        for line in diff.split(b"\n")
+    )
