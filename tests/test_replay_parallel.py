@@ -99,6 +99,13 @@ def _build(tether: Path, parallel: bool, monkeypatch: pytest.MonkeyPatch) -> Pat
     return tether / "index.sqlite"
 
 
+def _twin_logs(tmp_path: Path, seed: int, count: int) -> tuple[Path, Path]:
+    """A random log under tmp_path/one and a copy of it under tmp_path/two."""
+    one = tmp_path / "one"
+    _random_log(one / "ops", seed, count=count)
+    return one, _copy_log(one, tmp_path / "two")
+
+
 def _copy_log(source: Path, dest: Path) -> Path:
     (dest / "ops").mkdir(parents=True)
     for path in (source / "ops").iterdir():
@@ -152,9 +159,7 @@ def test_two_processes_build_the_same_projection_row_for_row(
 
 
 def test_the_check_sees_a_changed_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    one = tmp_path / "one"
-    _random_log(one / "ops", 4, count=80)
-    two = _copy_log(one, tmp_path / "two")
+    one, two = _twin_logs(tmp_path, 4, 80)
     first = _build(one, False, monkeypatch)
     second = _build(two, True, monkeypatch)
     assert differences(str(first), str(second)) == []
@@ -216,9 +221,7 @@ def test_a_line_whose_start_misleads_falls_back_to_one_process(
 def test_a_reader_that_cannot_start_leaves_the_replay_to_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    one = tmp_path / "one"
-    _random_log(one / "ops", 6, count=80)
-    two = _copy_log(one, tmp_path / "two")
+    one, two = _twin_logs(tmp_path, 6, 80)
     sequential = _build(one, False, monkeypatch)
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-such-python"))
     parallel = _build(two, True, monkeypatch)
@@ -254,9 +257,7 @@ def test_a_reader_that_dies_leaves_the_replay_to_this_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A reader that writes half a frame and exits non-zero: the rebuild falls back, whole."""
-    one = tmp_path / "one"
-    _random_log(one / "ops", 7, count=80)
-    two = _copy_log(one, tmp_path / "two")
+    one, two = _twin_logs(tmp_path, 7, 80)
     sequential = _build(one, False, monkeypatch)
     fake = tmp_path / "dying-python"
     fake.write_text("#!/bin/sh\nprintf '\\377\\0\\0\\0\\0\\0\\0\\0abc'\necho dying >&2\nexit 3\n")
@@ -359,9 +360,7 @@ def test_the_end_is_built_in_one_connection_where_wal_cannot_be_used(
     memory = apsw.Connection(":memory:")
     assert rebuild_end.finish_concurrently(memory, tmp_path / "x.sqlite", [], 1024) is False
     assert not list(tmp_path.iterdir())  # nothing started, nothing written
-    one = tmp_path / "one"
-    _random_log(one / "ops", 10, count=80)
-    two = _copy_log(one, tmp_path / "two")
+    one, two = _twin_logs(tmp_path, 10, 80)
     sequential = _build(one, False, monkeypatch)
     declined: list[bool] = []
 
