@@ -659,8 +659,9 @@ class Walker:
         siblings = [
             f for f in gone if compatible(f.symbol, target.symbol) and _scope(f.name) == scope
         ]
-        before = {s.name for s in old.symbols}
-        appeared = [s for s in new.symbols if s.name not in before and compatible(s, target.symbol)]
+        appeared = [
+            s for s in new.symbols if s.name not in before_names and compatible(s, target.symbol)
+        ]
         if len(siblings) != 1 or target.name not in {s.name for s in appeared}:
             return None
         # Several definitions appeared: this one is the renamed one when a line that used the
@@ -768,11 +769,7 @@ class Walker:
             return False
         parent = parents[0]
         changes = self.changes.get((parent, sha)) or tree_changes(self.root, parent, sha)
-        sources = [
-            old
-            for status, old, _ in changes
-            if status[0] in "DMR" and old != cur.path and language_for_path(old) is not None
-        ]
+        sources = [old for _, old in _move_sources(changes, cur)]
         if not sources:
             return False
         # Such a definition left lines naming it behind in its file's diff: when no other
@@ -836,11 +833,7 @@ class Walker:
         self, sha: str, parent: str, cur: State, changes: list[tuple[str, str, str]]
     ) -> tuple[str, Found] | None:
         """The file and definition `cur` moved from in commit `sha`, if any."""
-        sources = [
-            (status, old)
-            for status, old, _ in changes
-            if status[0] in "DMR" and old != cur.path and language_for_path(old) is not None
-        ]
+        sources = _move_sources(changes, cur)
         if len(sources) > MOVE_SEARCH_FILES:
             name = cur.found.short_name.encode()
             diffs = file_diffs(self.root, parent, sha, [old for _, old in sources])
@@ -902,11 +895,18 @@ class Walker:
                 hit = best_match(
                     cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
                 )
+            patch: Patch | None = None
             while (
                 hit is not None
                 and after is not None
                 and hit[0].short_name != cur.found.short_name
-                and _claimed(hit[0], cur.found, old, after, self._patch(parent, sha, old_path))
+                and _claimed(
+                    hit[0],
+                    cur.found,
+                    old,
+                    after,
+                    patch := patch or self._patch(parent, sha, old_path),
+                )
             ):
                 # It became another definition of its own file (see `locate`).
                 gone = [f for f in gone if f is not hit[0]]
@@ -919,6 +919,16 @@ class Walker:
             if best is None or score > best[0]:
                 best = (score, old_path, hit[0])
         return (best[1], best[2]) if best else None
+
+
+def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple[str, str]]:
+    """(status, old path) of the files a commit deleted, changed or renamed, other than the
+    symbol's own, that have a grammar: where a definition can have moved from."""
+    return [
+        (status, old)
+        for status, old, _ in changes
+        if status[0] in "DMR" and old != cur.path and language_for_path(old) is not None
+    ]
 
 
 def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patch | None) -> bool:
