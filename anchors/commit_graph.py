@@ -133,6 +133,18 @@ def disable() -> None:
     _off["all"] = True
 
 
+class suspended:  # noqa: N801 - used as a context manager, like contextlib's
+    """`with suspended():` reads and writes no graph inside the block (a walk made again
+    without it); outside, as before."""
+
+    def __enter__(self) -> None:
+        self._was = _off["all"]
+        _off["all"] = True
+
+    def __exit__(self, *exc: object) -> None:
+        _off["all"] = self._was
+
+
 def discard(common: str) -> None:
     """Stop using the graph in this process and delete it (git could not read it); the next
     history walk writes it again."""

@@ -56,6 +56,7 @@ __all__ = [
     "resolve_rev",
     "start_log",
     "symbol_history",
+    "without_graph",
 ]
 
 
@@ -208,6 +209,30 @@ def symbol_history(
         if log is not None:
             log.close()
         blobs.close()
+
+
+def without_graph(
+    failure: Exception, root: Path, path: str, symbol: str, rev: str, git_dir: Path | None
+) -> History:
+    """`symbol_history` again without Tether's commit-graph, after it failed with `failure`
+    while the graph was read: a graph git cannot read (a damaged file) must not cost the
+    answer. When the walk then works, the graph is deleted and this process reads none from
+    then on (the next process writes it again); when it fails again, the error was not the
+    graph's, and `failure` is raised as it was."""
+    import os
+
+    from anchors import commit_graph
+
+    common = commit_graph.common_dir(os.fspath(root))
+    if common is None or commit_graph.object_dir(os.fspath(root)) is None:
+        raise failure
+    with commit_graph.suspended():
+        try:
+            history = symbol_history(root, path, symbol, rev, git_dir)
+        except HistoryError:
+            raise failure from None
+    commit_graph.discard(common)
+    return history
 
 
 def _unknown_symbol(

@@ -6,7 +6,6 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from pathlib import Path
     from typing import Any
 
     from anchors.history import History
@@ -85,7 +84,13 @@ def cmd_history(args: argparse.Namespace) -> int:
         from pathlib import Path
 
         from anchors.errors import NotInRepository
-        from anchors.history import HistoryError, parse_spec, repo_path, symbol_history
+        from anchors.history import (
+            HistoryError,
+            parse_spec,
+            repo_path,
+            symbol_history,
+            without_graph,
+        )
         from anchors.history_git import GitFailed
 
         path, symbol = parse_spec(args.spec)
@@ -112,7 +117,7 @@ def cmd_history(args: argparse.Namespace) -> int:
                 blobs=pre.blobs if pre is not None else None,
             )
         except (GitFailed, HistoryError) as failure:
-            history = _without_graph(failure, root, rel, symbol, args.rev, git_dir)
+            history = without_graph(failure, root, rel, symbol, args.rev, git_dir)
     finally:
         if pre is not None:
             pre.close()
@@ -123,27 +128,6 @@ def cmd_history(args: argparse.Namespace) -> int:
         from anchors.commit_graph import refresh
 
         refresh(os.fspath(root), history.rev)
-
-
-def _without_graph(
-    failure: Exception, root: Path, rel: str, symbol: str, rev: str, git_dir: Path
-) -> History:
-    """The walk again without Tether's commit-graph, when it was read and the walk failed: a
-    graph git cannot read (a damaged file) must not cost the answer. When the walk then works,
-    the graph is deleted (the next walk writes it again); when it fails again, the error was
-    not the graph's and is raised as it was."""
-    import os
-
-    from anchors import commit_graph
-    from anchors.history import symbol_history
-
-    common = commit_graph.common_dir(os.fspath(root))
-    if common is None or commit_graph.object_dir(os.fspath(root)) is None:
-        raise failure
-    commit_graph.disable()
-    history = symbol_history(root, rel, symbol, rev, git_dir)
-    commit_graph.discard(common)
-    return history
 
 
 def _show(args: argparse.Namespace, history: History, rel: str, symbol: str) -> int:

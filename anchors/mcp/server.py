@@ -221,14 +221,23 @@ def build_server(memory: Memory, session: str = "") -> MCPServer:
         that touched only its whitespace or comments. Each has its change kinds (introduced,
         body, signature, rename, move, file-rename), author and date."""
         from anchors.commit_graph import refresh
-        from anchors.history import parse_spec, repo_path, symbol_history
+        from anchors.history import (
+            HistoryError,
+            parse_spec,
+            repo_path,
+            symbol_history,
+            without_graph,
+        )
+        from anchors.history_git import GitFailed
 
         revision = rev or "HEAD"
         try:
             path, symbol = parse_spec(spec)
-            found = symbol_history(
-                memory.root, repo_path(memory.root, path), symbol, revision, memory.git_dir
-            )
+            where = (memory.root, repo_path(memory.root, path), symbol, revision, memory.git_dir)
+            try:
+                found = symbol_history(*where)
+            except (GitFailed, HistoryError) as failure:
+                found = without_graph(failure, *where)
         except TetherError as exc:
             raise ToolError(exc.message) from None
         refresh(str(memory.root), found.rev)  # the next walk here reads its commit-graph
