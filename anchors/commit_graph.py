@@ -226,14 +226,11 @@ def write(root: str, common: str, tip: str, wait: bool = False) -> int | None:
 
 def refresh(root: str, tip: str) -> bool:
     """Start writing the graph of the work tree at `root` in the background when `wanted`
-    (True when started); a repository that cannot be written to is left as it is."""
+    (True when asked for)."""
     common = common_dir(root)
     if common is None or not tip or not wanted(common, tip):
         return False
-    try:
-        write(root, common, tip)
-    except OSError:
-        return False  # read-only: walks stay as fast as git's own
+    write(root, common, tip)  # the writer itself fails quietly where it cannot write
     return True
 
 
