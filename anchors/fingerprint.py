@@ -16,8 +16,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache
 from heapq import merge
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # `typing` is not imported at run time: see anchors.symbols.Symbol
 if TYPE_CHECKING:
     import tree_sitter
 
@@ -72,9 +72,8 @@ def similarity(a: str, b: str) -> float:
 @cache
 def _block_query(language: str) -> tree_sitter.Query:
     """The query that finds a language's blocks (compiled once: compiling costs a millisecond)."""
-    from tree_sitter import Query
-
     from anchors.languages import SUPPORTED, grammar
+    from anchors.treesitter import Query
 
     pattern = " ".join(f"({t}) @b" for t in sorted(SUPPORTED[language].block_types))
     return Query(grammar(language), pattern)
@@ -127,7 +126,7 @@ class TokenStream:
         self._types = [t for _, _, t in entries]
 
     def _block_markers(self) -> list[tuple[int, str, str]]:
-        from tree_sitter import QueryCursor
+        from anchors.treesitter import QueryCursor
 
         query = _block_query(self._spec.name)
         markers: list[tuple[int, str, str]] = []

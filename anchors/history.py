@@ -32,17 +32,19 @@ editing its words is.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from anchors.errors import UsageError
 from anchors.history_git import BlobReader, FileLog, big_file
 from anchors.history_walk import CHANGE_KINDS, Found, HistoryEntry, State, Walker
 from anchors.languages import language_for_path
 
+# Neither `typing`, `pathlib` nor `dataclasses` is imported on the way of `tether history` (see
+# `HistoryEntry`).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from anchors.history_git import StrPath
     from anchors.symbols import Symbol
 
 __all__ = [
@@ -64,16 +66,40 @@ class HistoryError(UsageError):
     """Bad SPEC, unknown symbol, bad REV, or a path git does not know: exit 2."""
 
 
-@dataclass
 class History:
     """The answer of `symbol_history`: commits newest first, plus notices (e.g. shallow clone)."""
 
-    path: str
-    symbol: str
-    rev: str
-    commits: list[HistoryEntry]
-    notices: list[str] = field(default_factory=list)
-    truncated: bool = False
+    __slots__ = ("path", "symbol", "rev", "commits", "notices", "truncated")
+
+    def __init__(
+        self,
+        path: str,
+        symbol: str,
+        rev: str,
+        commits: list[HistoryEntry],
+        notices: list[str] | None = None,
+        truncated: bool = False,
+    ) -> None:
+        self.path = path
+        self.symbol = symbol
+        self.rev = rev
+        self.commits = commits
+        self.notices: list[str] = [] if notices is None else notices
+        self.truncated = truncated
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, History)
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"History(path={self.path!r}, symbol={self.symbol!r}, rev={self.rev!r}, "
+            f"commits={self.commits!r}, notices={self.notices!r}, truncated={self.truncated!r})"
+        )
 
     def to_dict(self) -> dict[str, object]:
         """The JSON document of `tether history --json`."""
@@ -100,7 +126,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- entry point
 
 
-def resolve_rev(root: Path, rev: str, blobs: BlobReader | None = None) -> str:
+def resolve_rev(root: StrPath, rev: str, blobs: BlobReader | None = None) -> str:
     """The full sha of REV's commit, or a HistoryError."""
     if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0"):
         raise HistoryError(f"bad revision {rev!r}")
@@ -119,43 +145,34 @@ def resolve_rev(root: Path, rev: str, blobs: BlobReader | None = None) -> str:
     return sha
 
 
-def repo_path(root: Path, path: str, cwd: Path | None = None) -> str:
+def repo_path(root: StrPath, path: str, cwd: StrPath | None = None) -> str:
     """PATH as a repository-relative posix path (relative to `cwd` inside the repo when given);
     paths that leave the repository are refused."""
-    base = (cwd or root).resolve()
-    target = Path(path) if Path(path).is_absolute() else base / path
-    resolved = Path(_normpath(str(target)))
-    try:
-        rel = resolved.relative_to(root.resolve())
-    except ValueError:
-        raise HistoryError(f"path {path!r} is outside the repository") from None
-    text = rel.as_posix()
-    if text in ("", "."):
+    base = os.path.realpath(cwd if cwd is not None else root)
+    resolved = os.path.normpath(os.path.join(base, path))  # an absolute PATH stays itself
+    rel = os.path.relpath(resolved, os.path.realpath(root))
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        raise HistoryError(f"path {path!r} is outside the repository")
+    if rel == os.curdir:
         raise HistoryError(f"path {path!r} is not a file")
-    return text
+    return rel.replace(os.sep, "/")
 
 
-def _normpath(path: str) -> str:
-    import os.path
-
-    return os.path.normpath(path)
-
-
-def start_log(cwd: Path, rev: str, path: str) -> FileLog | None:
+def start_log(cwd: StrPath, rev: str, path: str) -> FileLog | None:
     """Start git's walk of PATH (as the user wrote it, relative to `cwd`) from REV, before the
     repository is even located: `symbol_history(..., log=)` reads it while the rest starts up.
     None when REV could be taken for an option."""
     if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0"):
         return None
-    return FileLog(cwd, rev, path, big_file(cwd / path))
+    return FileLog(cwd, rev, path, big_file(os.path.join(cwd, path)))
 
 
 def symbol_history(
-    root: Path,
+    root: StrPath,
     path: str,
     symbol: str,
     rev: str = "HEAD",
-    git_dir: Path | None = None,
+    git_dir: StrPath | None = None,
     log: FileLog | None = None,
     blobs: BlobReader | None = None,
 ) -> History:
@@ -175,7 +192,7 @@ def symbol_history(
             )
         sha = resolve_rev(root, rev, blobs)
         # git walks the file's history while the current version is read and parsed.
-        log = log or FileLog(root, sha, path, big_file(root / path))
+        log = log or FileLog(root, sha, path, big_file(os.path.join(root, path)))
         walker = Walker(root, blobs, git_dir, raw=log.raw)
         walker.start_renamed(log, path)
         version = blobs.version_at(sha, path)
@@ -212,15 +229,13 @@ def symbol_history(
 
 
 def without_graph(
-    failure: Exception, root: Path, path: str, symbol: str, rev: str, git_dir: Path | None
+    failure: Exception, root: StrPath, path: str, symbol: str, rev: str, git_dir: StrPath | None
 ) -> History:
     """`symbol_history` again without Tether's commit-graph, after it failed with `failure`
     while the graph was read: a graph git cannot read (a damaged file) must not cost the
     answer. When the walk then works, the graph is deleted and this process reads none from
     then on (the next process writes it again); when it fails again, the error was not the
     graph's, and `failure` is raised as it was."""
-    import os
-
     from anchors import commit_graph
 
     common = commit_graph.common_dir(os.fspath(root))

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query, Tree
 
@@ -155,7 +154,7 @@ class Version:
             text = squeeze(self.norm(start, end, own_name))
             self._flats[key] = text
             return text
-        from tree_sitter import QueryCursor
+        from anchors.treesitter import QueryCursor
 
         cursor = QueryCursor(query)
         cursor.set_byte_range(start, end)
@@ -204,12 +203,26 @@ class Version:
         return self._source[symbol.start_byte : symbol.end_byte]
 
 
-@dataclass(frozen=True)
 class Found:
-    """A symbol in one version of a file."""
+    """A symbol in one version of a file (immutable; a plain class: see `HistoryEntry`)."""
 
-    symbol: Symbol
-    version: Version
+    __slots__ = ("symbol", "version")
+
+    def __init__(self, symbol: Symbol, version: Version) -> None:
+        self.symbol = symbol
+        self.version = version
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Found)
+        return self.symbol == other.symbol and self.version == other.version
+
+    def __hash__(self) -> int:
+        return hash((self.symbol, self.version))
+
+    def __repr__(self) -> str:
+        return f"Found(symbol={self.symbol!r}, version={self.version!r})"
 
     @property
     def name(self) -> str:
@@ -292,9 +305,8 @@ _QUERIES: dict[str, Query | None] = {}
 def _marks_query(language: str) -> Query | None:
     """A query for the comments (`c`) and meaningful blocks (`b`) of a language."""
     if language not in _QUERIES:
-        from tree_sitter import Query
-
         from anchors.languages import SUPPORTED, grammar
+        from anchors.treesitter import Query
 
         spec = SUPPORTED[language]
         patterns = [f"({t}) @c" for t in sorted(spec.comment_types)]

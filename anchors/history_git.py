@@ -17,7 +17,10 @@ from anchors.gitpipe import GitProcess, git_env, run_git
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
+    from typing import TypeAlias
+
+    # A path as the walk takes it: a string or a Path (the walk itself uses os.path only).
+    StrPath: TypeAlias = str | os.PathLike[str]
     from re import Pattern
 
     from anchors.history_compare import Version
@@ -534,7 +537,7 @@ class PathDiffs:
             self._proc = None
 
 
-def tree_changes(root: Path, parent: str, sha: str) -> list[tuple[str, str, str]]:
+def tree_changes(root: StrPath, parent: str, sha: str) -> list[tuple[str, str, str]]:
     """(status, old path, new path) of every file changed between two commits, renames found."""
     out = run_git(
         ["diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", parent, sha], root
@@ -553,7 +556,7 @@ def tree_changes(root: Path, parent: str, sha: str) -> list[tuple[str, str, str]
     return changes
 
 
-def file_diffs(root: Path, parent: str, sha: str, paths: list[str]) -> dict[str, bytes]:
+def file_diffs(root: StrPath, parent: str, sha: str, paths: list[str]) -> dict[str, bytes]:
     """The `-U0` diff of each of `paths` between two commits, in one git process (a path whose
     diff header cannot be told apart, e.g. quoted, is left out)."""
     out = run_git(
@@ -572,19 +575,18 @@ def file_diffs(root: Path, parent: str, sha: str, paths: list[str]) -> dict[str,
     return diffs
 
 
-def shallow_commits(root: Path, git_dir: Path | None = None) -> set[str]:
+def shallow_commits(root: StrPath, git_dir: StrPath | None = None) -> set[str]:
     """The shallow boundary commits (none in a full clone)."""
-    from pathlib import Path
-
-    if git_dir is None and (root / ".git").is_dir():
-        git_dir = root / ".git"
+    if git_dir is None and os.path.isdir(os.path.join(root, ".git")):
+        git_dir = os.path.join(root, ".git")
     if git_dir is not None:
-        shallow = git_dir / "shallow"
+        shallow = os.path.join(git_dir, "shallow")
     else:  # a linked worktree or a bare repository: ask git where the file is
         path = run_git(["rev-parse", "--git-path", "shallow"], root)[0].decode().strip()
-        shallow = Path(path) if Path(path).is_absolute() else root / path
+        shallow = os.path.join(root, path)  # an absolute path stays itself
     try:
-        return set(shallow.read_text().split())
+        with open(shallow, encoding="utf-8") as file:
+            return set(file.read().split())
     except OSError:
         return set()
 

@@ -3,9 +3,8 @@ file, across renames, file renames and moves (see `anchors.history` for the meth
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from anchors.history_compare import (
     Found,
@@ -37,6 +36,10 @@ from anchors.history_text import (
 )
 from anchors.languages import language_for_path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from anchors.history_git import StrPath
+
 CHANGE_KINDS = ("introduced", "body", "signature", "rename", "move", "file-rename")
 # Below this similarity a definition that vanished is not taken for the one that appeared.
 RENAME_SIMILARITY = 0.5
@@ -51,17 +54,50 @@ MOVE_SEARCH_FILES = 8
 PREFETCH = 8
 
 
-@dataclass(frozen=True)
 class HistoryEntry:
-    """One commit in a symbol's history."""
+    """One commit in a symbol's history (immutable; equal when all but `timestamp` are).
 
-    commit: str
-    changes: tuple[str, ...]
-    path: str  # the file the symbol lived in after this commit
-    symbol: str  # its qualified name after this commit
-    author: str
-    date: str  # author date, ISO 8601
-    timestamp: int = field(default=0, compare=False)  # committer time, for ordering
+    A plain class, as are the others on the way of `tether history`: the `dataclasses` module
+    (with the `inspect` it imports) and the classes it makes cost ~8 ms of a command that races
+    `git log -L` (docs/benchmarks.md)."""
+
+    __slots__ = ("commit", "changes", "path", "symbol", "author", "date", "timestamp")
+
+    def __init__(
+        self,
+        commit: str,
+        changes: tuple[str, ...],
+        path: str,  # the file the symbol lived in after this commit
+        symbol: str,  # its qualified name after this commit
+        author: str,
+        date: str,  # author date, ISO 8601
+        timestamp: int = 0,  # committer time, for ordering (not compared)
+    ) -> None:
+        self.commit = commit
+        self.changes = changes
+        self.path = path
+        self.symbol = symbol
+        self.author = author
+        self.date = date
+        self.timestamp = timestamp
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.commit, self.changes, self.path, self.symbol, self.author, self.date)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, HistoryEntry)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"HistoryEntry(commit={self.commit!r}, changes={self.changes!r}, path={self.path!r}, "
+            f"symbol={self.symbol!r}, author={self.author!r}, date={self.date!r})"
+        )
 
     def to_dict(self) -> dict[str, object]:
         """The JSON shape of one commit."""
@@ -78,7 +114,6 @@ class HistoryEntry:
 # --------------------------------------------------------------------------- the walk
 
 
-@dataclass
 class State:
     """Where the symbol is in one version of a file.
 
@@ -87,14 +122,30 @@ class State:
     make a small source that parses to the same qualified symbol (see `Walker.snippet_step`).
     """
 
-    path: str
-    found: Found  # the last parsed version of it (same code as here)
-    start: int
-    end: int
-    headers: tuple[int, ...]  # start lines of the enclosing definitions
-    header_spans: tuple[tuple[int, int], ...] = ()
-    header: bytes | None = None  # None: no usable header text (always parse the whole file)
-    spot: Spot | None = None  # where its text is in the file's bytes, when known
+    __slots__ = ("path", "found", "start", "end", "headers", "header_spans", "header", "spot")
+
+    def __init__(
+        self,
+        path: str,
+        found: Found,  # the last parsed version of it (same code as here)
+        start: int,
+        end: int,
+        headers: tuple[int, ...],  # start lines of the enclosing definitions
+        header_spans: tuple[tuple[int, int], ...] = (),
+        header: bytes | None = None,  # None: no usable header text (always parse the file)
+        spot: Spot | None = None,  # where its text is in the file's bytes, when known
+    ) -> None:
+        self.path = path
+        self.found = found
+        self.start = start
+        self.end = end
+        self.headers = headers
+        self.header_spans = header_spans
+        self.header = header
+        self.spot = spot
+
+    def __repr__(self) -> str:
+        return f"State({self.path!r}, {self.found.name!r}, {self.start}-{self.end})"
 
     @classmethod
     def of(cls, path: str, found: Found) -> State:
@@ -253,7 +304,7 @@ class Walker:
     commits found are in `entries`, shallow-clone boundaries reached in `boundary`."""
 
     def __init__(
-        self, root: Path, blobs: BlobReader, git_dir: Path | None = None, raw: bool = False
+        self, root: StrPath, blobs: BlobReader, git_dir: StrPath | None = None, raw: bool = False
     ) -> None:
         self.root = root
         self.blobs = blobs
@@ -844,7 +895,7 @@ class Walker:
             # async_utils.auto_to_list, gin's inputHolder.fromGET Context.formValue). Those in
             # the symbol's directory first.
             language = language_for_path(cur.path)
-            folder = str(Path(cur.path).parent)
+            folder = os.path.dirname(cur.path)
             deleted = sorted(
                 (
                     (status, old)
@@ -853,7 +904,7 @@ class Walker:
                     and (status, old) not in named
                     and language_for_path(old) == language
                 ),
-                key=lambda source: str(Path(source[1]).parent) != folder,
+                key=lambda source: os.path.dirname(source[1]) != folder,
             )
             sources = named[:MOVE_SEARCH_FILES] + deleted[:MOVE_SEARCH_FILES]
         # Definitions that still exist under their name after the commit (in any file it

@@ -10,26 +10,41 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # `typing` is not imported at run time: see anchors.symbols.Symbol
 if TYPE_CHECKING:
+    from typing import Any
+
     import tree_sitter
 
 
-@dataclass(frozen=True)
 class LanguageSpec:
     """How to load one grammar and which of its node types matter for fingerprints."""
 
-    name: str
-    extensions: tuple[str, ...]
-    module: str  # import name of the grammar wheel
-    function: str  # attribute of that module returning the language pointer
-    comment_types: frozenset[str] = frozenset({"comment"})
-    # Nodes whose nesting carries meaning that no token shows (Python's indentation): the
-    # fingerprint brackets them with markers so that dedenting a statement out of an `if` counts.
-    block_types: frozenset[str] = frozenset()
+    __slots__ = ("name", "extensions", "module", "function", "comment_types", "block_types")
+
+    def __init__(
+        self,
+        name: str,
+        extensions: tuple[str, ...],
+        module: str,  # import name of the grammar wheel
+        function: str,  # attribute of that module returning the language pointer
+        comment_types: frozenset[str] = frozenset({"comment"}),
+        # Nodes whose nesting carries meaning that no token shows (Python's indentation): the
+        # fingerprint brackets them with markers so that dedenting a statement out of an `if`
+        # counts.
+        block_types: frozenset[str] = frozenset(),
+    ) -> None:
+        self.name = name
+        self.extensions = extensions
+        self.module = module
+        self.function = function
+        self.comment_types = comment_types
+        self.block_types = block_types
+
+    def __repr__(self) -> str:
+        return f"LanguageSpec({self.name!r})"
 
 
 _C_COMMENTS = frozenset({"comment"})
@@ -85,7 +100,7 @@ def language_for_path(path: str | os.PathLike[str]) -> str | None:
 @cache
 def grammar(language: str) -> tree_sitter.Language:
     """The tree-sitter Language object for `language` (imported on first use, then cached)."""
-    from tree_sitter import Language
+    from anchors.treesitter import Language
 
     spec = SUPPORTED.get(language)
     if spec is None:
@@ -123,6 +138,6 @@ def parser_for(language: str) -> tree_sitter.Parser:
     Parsers are not thread-safe: code that parses from several threads must make its own with
     `tree_sitter.Parser(grammar(language))`.
     """
-    from tree_sitter import Parser
+    from anchors.treesitter import Parser
 
     return Parser(grammar(language))

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Node, Query
 
@@ -20,13 +19,27 @@ if TYPE_CHECKING:
 TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
 
 
-@dataclass(frozen=True)
 class Definition:
-    name: str  # qualified
-    kind: str
-    node: Node  # the span: decorators, templates and `const f =` included
-    body: Node | None
-    start: Node | None = None  # where the span starts when before `node` (TS overload signatures)
+    """A definition the walk found (a plain class: see `anchors.symbols.Symbol`)."""
+
+    __slots__ = ("name", "kind", "node", "body", "start")
+
+    def __init__(
+        self,
+        name: str,  # qualified
+        kind: str,
+        node: Node,  # the span: decorators, templates and `const f =` included
+        body: Node | None,
+        start: Node | None = None,  # where the span starts when before `node` (TS overloads)
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.node = node
+        self.body = body
+        self.start = start
+
+    def __repr__(self) -> str:
+        return f"Definition({self.name!r}, {self.kind!r})"
 
 
 Handler = Callable[["Node", tuple[str, ...], bool, "Node"], None]
@@ -727,9 +740,8 @@ _C_LOCAL_TYPE = re.compile(rb"\b(?:class|struct)\s+[A-Za-z_]\w*\s*(?:final\s*)?(
 @cache
 def _c_local_query(language: str) -> Query:
     """Classes and structs with a body, for `COutliner.local_types` (compiled once)."""
-    from tree_sitter import Query
-
     from anchors.languages import grammar
+    from anchors.treesitter import Query
 
     pattern = "(struct_specifier body: (_)) @local"
     if language == "cpp":
@@ -860,7 +872,7 @@ class COutliner(Outliner):
             return
         if not _C_LOCAL_TYPE.search(source, start, end):
             return
-        from tree_sitter import QueryCursor
+        from anchors.treesitter import QueryCursor
 
         cursor = QueryCursor(_c_local_query(self.language))
         cursor.set_byte_range(start, end)
@@ -951,9 +963,8 @@ _JAVA_ANONYMOUS_QUERY = "(object_creation_expression (class_body) @anonymous)"
 @cache
 def _java_nested_query(anonymous: bool) -> Query:
     """The query for local classes, and anonymous ones with `anonymous` (compiled once)."""
-    from tree_sitter import Query
-
     from anchors.languages import grammar
+    from anchors.treesitter import Query
 
     text = _JAVA_LOCAL_QUERY + (_JAVA_ANONYMOUS_QUERY if anonymous else "")
     return Query(grammar("java"), text)
@@ -1036,7 +1047,7 @@ class JavaOutliner(Outliner):
                 return
         elif not _JAVA_LOCAL.search(source, start, end):
             return
-        from tree_sitter import QueryCursor
+        from anchors.treesitter import QueryCursor
 
         cursor = QueryCursor(_java_nested_query(anonymous))
         cursor.set_byte_range(node.start_byte, node.end_byte)

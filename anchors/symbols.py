@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from anchors.fingerprint import SELF, TokenStream, digest, normalise_tokens
 from anchors.languages import SUPPORTED, parser_for
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Node, Tree
 
@@ -52,9 +51,12 @@ MAX_SIGNATURE_CHARS = 300
 _BINARY_SNIFF = 8192
 
 
-@dataclass(frozen=True)
 class Symbol:
-    """One definition in a file."""
+    """One definition in a file.
+
+    Immutable by convention; equal (and hashed) by name, kind and place, not by content. A plain
+    class rather than a dataclass: `tether history` races `git log -L`, and the `dataclasses`
+    module costs ~8 ms of start-up (docs/benchmarks.md)."""
 
     name: str  # qualified, see the module docstring
     kind: str  # one of KINDS
@@ -62,8 +64,68 @@ class Symbol:
     end_line: int
     start_byte: int
     end_byte: int
-    body_start: int = field(default=0, repr=False)  # byte where the body begins
-    _stream: TokenStream | None = field(default=None, repr=False, compare=False, hash=False)
+    body_start: int  # byte where the body begins
+    _stream: TokenStream | None
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        start_line: int,
+        end_line: int,
+        start_byte: int,
+        end_byte: int,
+        body_start: int = 0,
+        _stream: TokenStream | None = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.start_line = start_line
+        self.end_line = end_line
+        self.start_byte = start_byte
+        self.end_byte = end_byte
+        self.body_start = body_start
+        self._stream = _stream
+
+    def _key(self) -> tuple[str, str, int, int, int, int, int]:
+        return (
+            self.name,
+            self.kind,
+            self.start_line,
+            self.end_line,
+            self.start_byte,
+            self.end_byte,
+            self.body_start,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Symbol)
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def with_stream(self, stream: TokenStream | None) -> Symbol:
+        """The same symbol, its fingerprints and signature taken from `stream`."""
+        return Symbol(
+            self.name,
+            self.kind,
+            self.start_line,
+            self.end_line,
+            self.start_byte,
+            self.end_byte,
+            self.body_start,
+            stream,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Symbol(name={self.name!r}, kind={self.kind!r}, start_line={self.start_line!r}, "
+            f"end_line={self.end_line!r}, start_byte={self.start_byte!r}, "
+            f"end_byte={self.end_byte!r})"
+        )
 
     @cached_property
     def signature(self) -> str:
@@ -209,9 +271,8 @@ def _make_symbol(
     end_row, end_col = node.end_point
     # A node that ends at column 0 ends with the previous line's newline.
     end_line = end_row if end_col == 0 and end_row > begin.start_point[0] else end_row + 1
-    # The frozen dataclass's __init__ sets each field through object.__setattr__, about a
-    # microsecond a symbol: a fifth of the symbol walk of a large repository. Filling the
-    # instance's dict gives the same object (fields, equality, hash) for a quarter of that.
+    # Filling the instance's dict gives the same object as __init__ for less: a call with eight
+    # arguments per symbol is a measurable part of the symbol walk of a large repository.
     symbol = _new_symbol(Symbol)
     symbol.__dict__.update(
         name=name,

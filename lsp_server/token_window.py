@@ -9,7 +9,6 @@ leaves outside comments, zero-width nodes dropped, block markers for languages t
 
 from __future__ import annotations
 
-import dataclasses
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
@@ -97,7 +96,7 @@ def windowed(
 ) -> list[Symbol]:
     """The same symbols, fingerprinting through one shared WindowedStream."""
     stream = WindowedStream(tree, source, spec)
-    return [dataclasses.replace(s, _stream=stream) for s in symbols]
+    return [s.with_stream(stream) for s in symbols]
 
 
 class WindowedDocument(ParsedDocument):

@@ -81,8 +81,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     early = early and not any(c in rev + path_text for c in "\n\r\0")
     pre = Prestart(os.getcwd(), rev, path_text.strip()) if early else None
     try:
-        from pathlib import Path
-
         from anchors.errors import NotInRepository
         from anchors.history import (
             HistoryError,
@@ -102,10 +100,10 @@ def cmd_history(args: argparse.Namespace) -> int:
                 found = find_repo()
             except NotARepository as exc:
                 raise NotInRepository(str(exc)) from None
-            root, git_dir = found.root, found.git_dir
+            root, git_dir = os.fspath(found.root), os.fspath(found.git_dir)
         else:
-            root, git_dir = Path(where[0]), Path(where[1])
-        rel = repo_path(root, path, Path.cwd())
+            root, git_dir = where
+        rel = repo_path(root, path, os.getcwd())
         try:
             history = symbol_history(
                 root,

@@ -1,0 +1,77 @@
+"""`tether history` races `git log -L`: its way through the program imports none of the modules
+that cost milliseconds and that it does not need (docs/benchmarks.md, "History accuracy and
+speed"). This keeps it so, and checks the answer given that way."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import git
+
+# Modules `tether history` used to import on its way (each ~2-5 ms): `typing` (also through the
+# `tree_sitter` package's __init__), `pathlib`, `dataclasses` with `inspect`.
+AVOIDED = ("typing", "pathlib", "dataclasses", "inspect", "tree_sitter")
+
+RUN = """
+import contextlib, io, sys
+from anchors.cli.main import main
+out = io.BytesIO()
+class Stdout:
+    buffer = out
+    def write(self, text): out.write(text.encode())
+    def flush(self): pass
+with contextlib.redirect_stdout(Stdout()):
+    code = main(sys.argv[1:])
+print(code, sorted(m for m in {avoided!r} if m in sys.modules), file=sys.stderr)
+sys.stderr.write(out.getvalue().decode())
+"""
+
+
+def _history(repo: Path, *args: str) -> tuple[str, list[str], dict[str, object]]:
+    env = {**os.environ, "TETHER_COMMIT_GRAPH": "0"}
+    result = subprocess.run(
+        [sys.executable, "-c", RUN.format(avoided=AVOIDED), *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    first, _, rest = result.stderr.partition("\n")
+    code, _, imported = first.partition(" ")
+    return code, eval(imported), json.loads(rest)  # noqa: S307 - our own repr of a list
+
+
+def test_history_imports_none_of_the_slow_modules_and_answers(repo: Path) -> None:
+    (repo / "pkg").mkdir()
+    source = repo / "pkg" / "calc.py"
+    source.write_text("def total(xs):\n    return sum(xs)\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "add total")
+    source.write_text("def total(xs, start=0):\n    return sum(xs, start)\n")
+    git(repo, "commit", "-qam", "start")
+    source.write_text("def total(xs, start=0):\n    # a comment only\n    return sum(xs, start)\n")
+    git(repo, "commit", "-qam", "comment")
+
+    code, imported, doc = _history(repo / "pkg", "history", "calc.py::total", "--json")
+
+    assert code == "0"
+    assert imported == []
+    assert doc["path"] == "pkg/calc.py" and doc["symbol"] == "total"
+    commits = doc["commits"]
+    assert isinstance(commits, list)
+    assert [c["changes"] for c in commits] == [["body", "signature"], ["introduced"]]
+    assert commits[0]["commit"] == git(repo, "rev-parse", "HEAD~1").strip()
+
+
+def test_the_slow_modules_are_the_ones_a_plain_import_would_bring(repo: Path) -> None:
+    """The test above can fail: importing the package as usual brings every avoided module."""
+    code = f"import sys, tree_sitter, dataclasses, pathlib; print(sorted(m for m in {AVOIDED!r} if m in sys.modules))"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert eval(result.stdout) == sorted(AVOIDED)  # noqa: S307
