@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import git
+from tests.conftest import git
 
 # Modules `tether history` used to import on its way (each ~2-5 ms): `typing` (also through the
 # `tree_sitter` package's __init__), `pathlib`, `dataclasses` with `inspect`.
