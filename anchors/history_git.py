@@ -537,11 +537,38 @@ class PathDiffs:
             self._proc = None
 
 
+class TreeChanges:
+    """`git diff-tree` of two commits, started now and read when `result()` is asked for: the
+    caller does other work while git finds the renames."""
+
+    def __init__(self, root: StrPath, parent: str, sha: str) -> None:
+        self._proc: GitProcess | None = GitProcess(
+            ["diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", parent, sha], root
+        )
+        self._changes: list[tuple[str, str, str]] | None = None
+
+    def result(self) -> list[tuple[str, str, str]]:
+        """(status, old path, new path) of every file changed between the two commits."""
+        if self._changes is None:
+            assert self._proc is not None
+            out = self._proc.communicate()[0].decode("utf-8", "surrogateescape")
+            self._proc = None
+            self._changes = _name_status(out)
+        return self._changes
+
+    def close(self) -> None:
+        """Stop git if its answer was not read."""
+        if self._proc is not None:
+            self._proc.close(kill=True)
+            self._proc = None
+
+
 def tree_changes(root: StrPath, parent: str, sha: str) -> list[tuple[str, str, str]]:
     """(status, old path, new path) of every file changed between two commits, renames found."""
-    out = run_git(
-        ["diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", parent, sha], root
-    )[0].decode("utf-8", "surrogateescape")
+    return TreeChanges(root, parent, sha).result()
+
+
+def _name_status(out: str) -> list[tuple[str, str, str]]:
     parts = out.split("\0")
     changes: list[tuple[str, str, str]] = []
     i = 0

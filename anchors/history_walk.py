@@ -22,6 +22,7 @@ from anchors.history_git import (
     Hunk,
     Patch,
     PathDiffs,
+    TreeChanges,
     file_diffs,
     shallow_commits,
     tree_changes,
@@ -317,6 +318,9 @@ class Walker:
         # Logs started ahead of the walk, by (commit, path), and the renames found for them.
         self.early: dict[tuple[str, str], FileLog] = {}
         self.changes: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+        # Renames asked of git by `start_renamed`, read by `finish_renamed`: (parent, commit,
+        # the file's path then) -> git's answer to come.
+        self.pending: dict[tuple[str, str, str], TreeChanges] = {}
 
     def record(self, commit: Commit, kinds: list[str], state: State) -> None:
         """Note `commit` as a change of the symbol (the first kinds noted for it stay)."""
@@ -357,25 +361,43 @@ class Walker:
         for early in self.early.values():
             early.close()
         self.early.clear()
+        for asked in self.pending.values():
+            asked.close()
+        self.pending.clear()
 
     def start_renamed(self, log: FileLog, path: str) -> None:
         """Start the walk of the file PATH was renamed from, before the walk gets there: when
         git's log of PATH has already shown the commit that added it (the log stops there),
         and git's rename detection in that commit names the old file. Both walks then run
-        side by side (the one started here is used if the walk arrives at that file then)."""
+        side by side (the one started here is used if the walk arrives at that file then).
+        Here git is asked for the renames; `finish_renamed` reads them (the current version
+        is parsed in between)."""
         log.poll()
         for commit in log.added():
             parents = self.blobs.parents(commit.sha)
             if len(parents) != 1:
                 continue
-            changes = self.changes.setdefault(
-                (parents[0], commit.sha), tree_changes(self.root, parents[0], commit.sha)
-            )
+            key = (parents[0], commit.sha, path)
+            if (parents[0], commit.sha) not in self.changes and key not in self.pending:
+                self.pending[key] = TreeChanges(self.root, parents[0], commit.sha)
+
+    def finish_renamed(self) -> None:
+        """The second half of `start_renamed`: the logs of the files renamed to PATH."""
+        for (parent, sha, path), asked in list(self.pending.items()):
+            del self.pending[(parent, sha, path)]
+            changes = self.changes.setdefault((parent, sha), asked.result())
             for status, old_path, new_path in changes:
                 if status.startswith("R") and new_path == path and language_for_path(old_path):
-                    key = (parents[0], old_path)
+                    key = (parent, old_path)
                     if key not in self.early:
-                        self.early[key] = FileLog(self.root, parents[0], old_path, self.raw)
+                        self.early[key] = FileLog(self.root, parent, old_path, self.raw)
+
+    def changes_of(self, parent: str, sha: str) -> list[tuple[str, str, str]]:
+        """What commit `sha` changed against `parent` (renames found), asked of git once."""
+        found = self.changes.get((parent, sha))
+        if found is None:
+            found = self.changes[(parent, sha)] = tree_changes(self.root, parent, sha)
+        return found
 
     def _walk_one(
         self, rev: str, state: State, log: FileLog | None, visited: set[tuple[str, str]]
@@ -775,7 +797,7 @@ class Walker:
             self.record(commit, ["introduced"], cur)
             return
         parent = parents[0]
-        changes = self.changes.get((parent, sha)) or tree_changes(self.root, parent, sha)
+        changes = self.changes_of(parent, sha)
         # 1. The file was renamed (git's rename detection over the whole commit).
         for status, old_path, new_path in changes:
             if status.startswith("R") and new_path == cur.path:
@@ -819,7 +841,7 @@ class Walker:
         if not parents:
             return False
         parent = parents[0]
-        changes = self.changes.get((parent, sha)) or tree_changes(self.root, parent, sha)
+        changes = self.changes_of(parent, sha)
         sources = [old for _, old in _move_sources(changes, cur)]
         if not sources:
             return False

@@ -268,13 +268,18 @@ def test_the_walk_of_a_renamed_file_starts_early(
     r.commit("g")
     started: list[FileLog] = []
     original = history_walk.Walker.start_renamed
+    finish = history_walk.Walker.finish_renamed
 
     def start_renamed(self: history_walk.Walker, log: FileLog, path: str) -> None:
         log.get(moved)  # the commit that added src/m.py has come in (so the test is not racy)
         original(self, log, path)
+
+    def finish_renamed(self: history_walk.Walker) -> None:
+        finish(self)  # git's renames read (asked in start_renamed, before the parse)
         started.extend(self.early.values())
 
     monkeypatch.setattr(history_walk.Walker, "start_renamed", start_renamed)
+    monkeypatch.setattr(history_walk.Walker, "finish_renamed", finish_renamed)
     history = symbol_history(r.path, "src/m.py", "f")
     assert changes(history.commits) == [
         (moved, ("file-rename",)),
