@@ -204,7 +204,7 @@ def symbol_history(
         if target is None:
             raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols, candidates))
         symbol = target.name
-        walker.finish_renamed()
+        walker.finish_renamed(log, path)
         walker.walk_file(sha, State.of(path, Found(target, version)), set(), log)
         entries = sorted(walker.entries.values(), key=lambda e: e.timestamp, reverse=True)
         history = History(path=path, symbol=symbol, rev=sha, commits=entries)

@@ -381,13 +381,16 @@ class Walker:
             if (parents[0], commit.sha) not in self.changes and key not in self.pending:
                 self.pending[key] = TreeChanges(self.root, parents[0], commit.sha)
 
-    def finish_renamed(self) -> None:
-        """The second half of `start_renamed`: the logs of the files renamed to PATH."""
-        for (parent, sha, path), asked in list(self.pending.items()):
-            del self.pending[(parent, sha, path)]
+    def finish_renamed(self, log: FileLog, path: str) -> None:
+        """The second half of `start_renamed`: the logs of the files renamed to PATH, also for
+        an added commit the log has shown since (the walk of a file's older name is the longest
+        wait of many histories: git's diffs of each commit that touched it)."""
+        self.start_renamed(log, path)
+        for (parent, sha, named), asked in list(self.pending.items()):
+            del self.pending[(parent, sha, named)]
             changes = self.changes.setdefault((parent, sha), asked.result())
             for status, old_path, new_path in changes:
-                if status.startswith("R") and new_path == path and language_for_path(old_path):
+                if status.startswith("R") and new_path == named and language_for_path(old_path):
                     key = (parent, old_path)
                     if key not in self.early:
                         self.early[key] = FileLog(self.root, parent, old_path, self.raw)

@@ -274,8 +274,8 @@ def test_the_walk_of_a_renamed_file_starts_early(
         log.get(moved)  # the commit that added src/m.py has come in (so the test is not racy)
         original(self, log, path)
 
-    def finish_renamed(self: history_walk.Walker) -> None:
-        finish(self)  # git's renames read (asked in start_renamed, before the parse)
+    def finish_renamed(self: history_walk.Walker, log: FileLog, path: str) -> None:
+        finish(self, log, path)  # git's renames read (asked in start_renamed, before the parse)
         started.extend(self.early.values())
 
     monkeypatch.setattr(history_walk.Walker, "start_renamed", start_renamed)
