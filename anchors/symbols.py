@@ -109,16 +109,7 @@ class Symbol:
 
     def with_stream(self, stream: TokenStream | None) -> Symbol:
         """The same symbol, its fingerprints and signature taken from `stream`."""
-        return Symbol(
-            self.name,
-            self.kind,
-            self.start_line,
-            self.end_line,
-            self.start_byte,
-            self.end_byte,
-            self.body_start,
-            stream,
-        )
+        return Symbol(*self._key(), stream)
 
     def __repr__(self) -> str:
         return (
