@@ -5,6 +5,11 @@ run them. The projection runs them in batches (`apply_ops`): statements for diff
 so a batch is cut into rounds in which each record has at most one op, and each round runs as one
 `executemany` per statement shape. Ops on an unknown target (forgotten, quarantined) change nothing, so
 replay never fails on a well-formed op.
+
+Most op types amount to one statement about their target alone (`SINGLE`); planning calls those
+directly. The writer of a full replay (`anchors.replay_write`) relies on the statements' shapes:
+every update of a record is `UPDATE records SET ...` ending with the record's id and touches that
+row only, and any other statement that creates or deletes a record has the record's id first.
 """
 
 from __future__ import annotations
@@ -84,45 +89,51 @@ def _update(op: Op, assignments: str, *params: Any) -> Statement:
     return sql, (*params, op.time, op.target)
 
 
-def apply_add(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    return [_insert(op.payload["record"], op)], (op.target,)
+def _add(op: Op) -> Statement:
+    return _insert(op.payload["record"], op)
 
 
-def apply_update(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+def _update_fields(op: Op) -> Statement:
     fields = op.payload["fields"]
     cols = tuple(sorted(fields))
     values = [orjson.dumps(fields[c]).decode() if c in LIST_FIELDS else fields[c] for c in cols]
     assignments = _ASSIGNMENTS.get(cols)
     if assignments is None:
         assignments = _ASSIGNMENTS[cols] = ", ".join(f"{c}=?" for c in cols)
-    return [_update(op, assignments, *values)], (op.target,)
+    return _update(op, assignments, *values)
 
 
-def apply_reinforce(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    # Reinforcement is how a quarantined learning earns its way into context.
-    sql = (
-        "hits=hits+1, last_used_at=?, "
-        "status=CASE WHEN status='quarantined' THEN 'active' ELSE status END"
-    )
-    return [_update(op, sql, op.time)], (op.target,)
+# Reinforcement is how a quarantined learning earns its way into context.
+_REINFORCE = (
+    "hits=hits+1, last_used_at=?, "
+    "status=CASE WHEN status='quarantined' THEN 'active' ELSE status END"
+)
 
 
-def apply_confirm(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+def _reinforce(op: Op) -> Statement:
+    return _update(op, _REINFORCE, op.time)
+
+
+_CONFIRM = (
+    "anchors=COALESCE(?, anchors), verified_at=?, status_reason='', "
+    "status=CASE WHEN status IN ('stale','quarantined') THEN 'active' ELSE status END"
+)
+
+
+def _confirm(op: Op) -> Statement:
     anchors = op.payload.get("anchors")
     encoded = orjson.dumps(anchors).decode() if anchors is not None else None
-    sql = (
-        "anchors=COALESCE(?, anchors), verified_at=?, status_reason='', "
-        "status=CASE WHEN status IN ('stale','quarantined') THEN 'active' ELSE status END"
-    )
-    return [_update(op, sql, encoded, op.time)], (op.target,)
+    return _update(op, _CONFIRM, encoded, op.time)
 
 
-def apply_invalidate(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    sql = (
-        "prior_status=status, status='invalidated', status_reason=?, retired_at=?, "
-        "valid_to=CASE WHEN valid_to='' THEN ? ELSE valid_to END"
-    )
-    return [_update(op, sql, op.payload["reason"], op.time, op.time)], (op.target,)
+_INVALIDATE = (
+    "prior_status=status, status='invalidated', status_reason=?, retired_at=?, "
+    "valid_to=CASE WHEN valid_to='' THEN ? ELSE valid_to END"
+)
+
+
+def _invalidate(op: Op) -> Statement:
+    return _update(op, _INVALIDATE, op.payload["reason"], op.time, op.time)
 
 
 def apply_supersede(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
@@ -142,37 +153,43 @@ def apply_supersede(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     )
 
 
-def apply_reanchor(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    return [_update(op, "anchors=?", orjson.dumps(op.payload["anchors"]).decode())], (op.target,)
+def _reanchor(op: Op) -> Statement:
+    return _update(op, "anchors=?", orjson.dumps(op.payload["anchors"]).decode())
 
 
-def apply_mark_stale(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    sql = (
-        "status_reason=CASE WHEN status IN ('active','stale') THEN ? ELSE status_reason END, "
-        "status=CASE WHEN status='active' THEN 'stale' ELSE status END"
-    )
-    return [_update(op, sql, op.payload["reason"])], (op.target,)
+_MARK_STALE = (
+    "status_reason=CASE WHEN status IN ('active','stale') THEN ? ELSE status_reason END, "
+    "status=CASE WHEN status='active' THEN 'stale' ELSE status END"
+)
 
 
-def apply_promote(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    return [_update(op, "layer='L1'")], (op.target,)
+def _mark_stale(op: Op) -> Statement:
+    return _update(op, _MARK_STALE, op.payload["reason"])
 
 
-def apply_archive(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    sql = (
-        "prior_status=CASE WHEN status='archived' THEN prior_status ELSE status END, "
-        "status='archived', status_reason=?, retired_at=?"
-    )
-    return [_update(op, sql, op.payload["reason"], op.time)], (op.target,)
+def _promote(op: Op) -> Statement:
+    return _update(op, "layer='L1'")
 
 
-def apply_restore(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
-    sql = (
-        "status=CASE WHEN status='archived' AND prior_status NOT IN ('', 'archived') "
-        "THEN prior_status ELSE 'active' END, prior_status='', status_reason='', retired_at='', "
-        "valid_to=CASE WHEN status IN ('invalidated','superseded') THEN '' ELSE valid_to END"
-    )
-    return [_update(op, sql)], (op.target,)
+_ARCHIVE = (
+    "prior_status=CASE WHEN status='archived' THEN prior_status ELSE status END, "
+    "status='archived', status_reason=?, retired_at=?"
+)
+
+
+def _archive(op: Op) -> Statement:
+    return _update(op, _ARCHIVE, op.payload["reason"], op.time)
+
+
+_RESTORE = (
+    "status=CASE WHEN status='archived' AND prior_status NOT IN ('', 'archived') "
+    "THEN prior_status ELSE 'active' END, prior_status='', status_reason='', retired_at='', "
+    "valid_to=CASE WHEN status IN ('invalidated','superseded') THEN '' ELSE valid_to END"
+)
+
+
+def _restore(op: Op) -> Statement:
+    return _update(op, _RESTORE)
 
 
 def apply_forget(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
@@ -193,18 +210,34 @@ def apply_store_write(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
     return [("INSERT OR IGNORE INTO store_writes VALUES (?,?,?,?,?,?)", values)], ()
 
 
+# The op types that amount to one statement about their target alone: most of a replay. Planning
+# calls these directly, without the list and tuple the general appliers return.
+SINGLE: dict[str, Callable[[Op], Statement]] = {
+    "add": _add,
+    "update": _update_fields,
+    "reinforce": _reinforce,
+    "confirm": _confirm,
+    "invalidate": _invalidate,
+    "reanchor": _reanchor,
+    "mark-stale": _mark_stale,
+    "promote": _promote,
+    "archive": _archive,
+    "restore": _restore,
+}
+
+
+def _one(single: Callable[[Op], Statement]) -> Applier:
+    """The general applier of an op type in SINGLE: its one statement, about its target."""
+
+    def applier(op: Op) -> tuple[list[Statement], tuple[str, ...]]:
+        return [single(op)], (op.target,)
+
+    return applier
+
+
 APPLIERS: dict[str, Applier] = {
-    "add": apply_add,
-    "update": apply_update,
-    "reinforce": apply_reinforce,
-    "confirm": apply_confirm,
-    "invalidate": apply_invalidate,
+    **{name: _one(single) for name, single in SINGLE.items()},
     "supersede": apply_supersede,
-    "reanchor": apply_reanchor,
-    "mark-stale": apply_mark_stale,
-    "promote": apply_promote,
-    "archive": apply_archive,
-    "restore": apply_restore,
     "forget": apply_forget,
     "store-write": apply_store_write,
 }
@@ -220,24 +253,36 @@ def plan_ops(ops: Iterable[Op]) -> tuple[Plan, set[str]]:
     Within a round, shapes keep the order they first appear in, inserts first: a supersede's
     guarded insert must see its old record before that record is updated.
     """
-    rounds: list[dict[str, list[tuple[Any, ...]]]] = []
-    next_round: dict[str, int] = {}
+    rounds = Rounds()
     touched: set[str] = set()
-    get_round = next_round.get
-    appliers = APPLIERS
     for op in ops:
-        statements, ids = appliers[op.type](op)
-        if len(ids) == 1:
-            key = ids[0]
-            index = get_round(key, 0)
+        touched.update(rounds.add(op))
+    return rounds.plan(), touched
+
+
+class Rounds:
+    """Planned statements being gathered into rounds (see `plan_ops`)."""
+
+    __slots__ = ("rounds", "next_round")
+
+    def __init__(self) -> None:
+        self.rounds: list[dict[str, list[tuple[Any, ...]]]] = []
+        # The round each record's next op goes to.
+        self.next_round: dict[str, int] = {}
+
+    def add(self, op: Op) -> tuple[str, ...]:
+        """Plan one op after those added before it; return the records it changes."""
+        single = SINGLE.get(op.type)
+        if single is not None:
+            self.add_one(op.target, single(op))
+            return (op.target,)
+        statements, ids = APPLIERS[op.type](op)
+        keys = ids or (op.target,)
+        next_round = self.next_round
+        index = max(next_round.get(k, 0) for k in keys)
+        for key in keys:
             next_round[key] = index + 1
-            touched.add(key)
-        else:
-            keys = ids or (op.target,)
-            index = max(get_round(k, 0) for k in keys)
-            for key in keys:
-                next_round[key] = index + 1
-            touched.update(ids)
+        rounds = self.rounds
         if index == len(rounds):
             rounds.append({})
         by_shape = rounds[index]
@@ -247,18 +292,39 @@ def plan_ops(ops: Iterable[Op]) -> tuple[Plan, set[str]]:
                 by_shape[sql] = [params]
             else:
                 group.append(params)
-    plan: Plan = []
-    for by_shape in rounds:
-        order = sorted(by_shape, key=lambda sql: 0 if sql.startswith("INSERT") else 1)
-        for sql in order:
-            if not sql.startswith("INSERT"):
-                # A round's updates and deletes are about different records, so they commute: run
-                # them in id order, which walks the id index and the table (ids grow with time,
-                # like rowids) in order instead of jumping around a file larger than the cache.
-                # Inserts keep replay order: it gives the rowids.
-                by_shape[sql].sort(key=_LAST)
-        plan.append([(sql, by_shape[sql]) for sql in order])
-    return plan, touched
+        return ids
+
+    def add_one(self, key: str, statement: Statement) -> None:
+        """Plan one statement about record `key` alone (an op of a type in SINGLE)."""
+        next_round = self.next_round
+        index = next_round.get(key, 0)
+        next_round[key] = index + 1
+        rounds = self.rounds
+        if index == len(rounds):
+            rounds.append({statement[0]: [statement[1]]})
+            return
+        by_shape = rounds[index]
+        sql, params = statement
+        group = by_shape.get(sql)
+        if group is None:
+            by_shape[sql] = [params]
+        else:
+            group.append(params)
+
+    def plan(self) -> Plan:
+        """The rounds in order, each a list of (statement, rows), inserts first."""
+        plan: Plan = []
+        for by_shape in self.rounds:
+            order = sorted(by_shape, key=lambda sql: 0 if sql.startswith("INSERT") else 1)
+            for sql in order:
+                if not sql.startswith("INSERT"):
+                    # A round's updates and deletes are about different records, so they commute:
+                    # run them in id order, which walks the id index and the table (ids grow with
+                    # time, like rowids) in order instead of jumping around a file larger than the
+                    # cache. Inserts keep replay order: it gives the rowids.
+                    by_shape[sql].sort(key=_LAST)
+            plan.append([(sql, by_shape[sql]) for sql in order])
+        return plan
 
 
 _LAST = operator.itemgetter(-1)  # the record id: every update and delete ends with it

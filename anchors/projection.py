@@ -31,6 +31,7 @@ from anchors.projection_schema import (
     SCHEMA_VERSION,
 )
 from anchors.record import Anchor, Learning
+from anchors.replay_write import PlanWriter
 
 ANCHOR_KEYS = frozenset(Anchor("").to_dict())
 
@@ -407,16 +408,19 @@ class Projection:
         gc.disable()
         try:
             numbers = _part_numbers(db, parts)
+            writer = PlanWriter(db)
             if parallel and keep is None:
                 from anchors.replay_reader import replay_in_two_processes
 
-                return replay_in_two_processes(
-                    db, self.oplog, parts, sizes, numbers, quarantine, issues
+                count = replay_in_two_processes(
+                    writer, self.oplog, parts, sizes, numbers, quarantine, issues
                 )
-            count = 0
-            for batch in replay_batches(self.oplog, parts, sizes, issues, keep):
-                write_batch(db, prepare_batch(batch, numbers, quarantine, issues))
-                count += len(batch)
+            else:
+                count = 0
+                for batch in replay_batches(self.oplog, parts, sizes, issues, keep):
+                    write_batch(writer, prepare_batch(batch, numbers, quarantine, issues))
+                    count += len(batch)
+            writer.flush()
             return count
         finally:
             if gc_was_on:
@@ -647,40 +651,45 @@ def prepare_batch(
     """Validate a batch of replay entries and plan its statements (no SQL runs here); `quarantine`
     is anything holding the (partition, offset) pairs to leave out. `batch` is read once, an op
     at a time, so a batch decoded on the fly never holds all its ops at once."""
-    from anchors.apply import plan_ops
+    from anchors.apply import SINGLE, Rounds
 
     skipped: list[tuple[str, int, str, str]] = []
     index_rows: list[tuple[str, int, int, int]] = []
+    rounds = Rounds()
+    add_one, add = rounds.add_one, rounds.add
+    single_of = SINGLE.get
+    new_row = index_rows.append
+    # One loop per op, no generator between: this runs for every op of a full replay.
+    for clock, part, op_id, offset, op in batch:
+        number = numbers[part]
+        if op.type == "supersede":
+            for rid in targets_of(op):
+                new_row((rid, number, offset, clock))
+        else:
+            new_row((op.target, number, offset, clock))
+        if quarantine and (part, offset) in quarantine:
+            continue
+        try:
+            validate(op)
+        except OpError as exc:
+            issues.append(LineIssue(part, 0, op_id, str(exc)))
+            skipped.append((part, 0, op_id, str(exc)))
+            continue
+        single = single_of(op.type)
+        if single is not None:
+            add_one(op.target, single(op))
+        else:
+            add(op)
+    return PreparedBatch(rounds.plan(), index_rows, skipped)
 
-    def valid() -> Iterator[Op]:
-        for clock, part, op_id, offset, op in batch:
-            number = numbers[part]
-            if op.type == "supersede":
-                for rid in targets_of(op):
-                    index_rows.append((rid, number, offset, clock))
-            else:
-                index_rows.append((op.target, number, offset, clock))
-            if quarantine and (part, offset) in quarantine:
-                continue
-            try:
-                validate(op)
-            except OpError as exc:
-                issues.append(LineIssue(part, 0, op_id, str(exc)))
-                skipped.append((part, 0, op_id, str(exc)))
-                continue
-            yield op
 
-    plan, _ = plan_ops(valid())
-    return PreparedBatch(plan, index_rows, skipped)
-
-
-def write_batch(db: apsw.Connection, prepared: PreparedBatch) -> None:
-    """Run a prepared batch against the projection being rebuilt."""
-    from anchors.apply import run_plan
-
+def write_batch(writer: PlanWriter, prepared: PreparedBatch) -> None:
+    """Run a prepared batch against the projection being rebuilt (its updates may be held back
+    until `writer.flush()`)."""
+    db = writer.db
     if prepared.skipped:
         db.executemany("INSERT INTO skipped VALUES (?,?,?,?)", prepared.skipped)
-    run_plan(db, prepared.plan)
+    writer.run(prepared.plan)
     db.executemany("INSERT INTO op_index VALUES (?,?,?,?)", prepared.index_rows)
 
 

@@ -38,7 +38,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-import apsw
 import orjson
 
 from anchors import projection
@@ -53,6 +52,7 @@ from anchors.projection import (
     prepare_batch,
     write_batch,
 )
+from anchors.replay_write import PlanWriter
 
 _HEADER = 8  # bytes of the length before each frame
 # Frames read but not yet run: the reader may run a few batches ahead, never the whole log.
@@ -76,7 +76,7 @@ class ReplayDiverged(ReplayReaderError):
 
 
 def replay_in_two_processes(
-    db: apsw.Connection,
+    writer: PlanWriter,
     oplog: OpLog,
     parts: list[str],
     sizes: dict[str, int],
@@ -84,10 +84,11 @@ def replay_in_two_processes(
     quarantine: dict[tuple[str, int], Any],
     issues: list[LineIssue],
 ) -> int:
-    """Replay the log into `db` with a second process doing the reading; return the ops read.
+    """Replay the log through `writer` with a second process doing the reading; return the ops
+    read (the writer may still hold updates back: the caller flushes it).
 
-    Raises ReplayReaderError when that process fails; `db` then holds part of the log and must be
-    thrown away.
+    Raises ReplayReaderError when that process fails; the writer's database then holds part of the
+    log and must be thrown away.
     """
     request = orjson.dumps(
         {
@@ -104,11 +105,11 @@ def replay_in_two_processes(
     )
     # Its errors go to a file: a pipe nobody reads until the end could fill up and stall it.
     with tempfile.TemporaryFile() as errors:
-        return _run_reader(db, request, numbers, quarantine, issues, errors)
+        return _run_reader(writer, request, numbers, quarantine, issues, errors)
 
 
 def _run_reader(
-    db: apsw.Connection,
+    writer: PlanWriter,
     request: bytes,
     numbers: dict[str, int],
     quarantine: dict[tuple[str, int], Any],
@@ -152,9 +153,9 @@ def _run_reader(
             message = marshal.loads(frame)
             kind = message[0]
             if kind == "prepared":
-                write_batch(db, PreparedBatch(message[1], message[2], message[3]))
+                write_batch(writer, PreparedBatch(message[1], message[2], message[3]))
             elif kind == "raw":
-                write_batch(db, prepare_batch(decode(message[1]), numbers, quarantine, issues))
+                write_batch(writer, prepare_batch(decode(message[1]), numbers, quarantine, issues))
             elif kind == "end":
                 end = (message[1], [LineIssue(*i) for i in message[2]])
             else:
