@@ -51,6 +51,9 @@ MOVE_SIMILARITY_OTHER_NAME = 0.75
 # name are, and as many files it deleted in the symbol's language. (Reading and parsing each file
 # before and after costs ~5 ms a file.)
 MOVE_SEARCH_FILES = 8
+# A rewritten symbol this like a namesake in a file the same commit deleted is that one moved
+# here over it (see `Walker.replaced_from`).
+REPLACED_SIMILARITY = 0.9
 # Versions of the file asked of git ahead of the walk (each is held in memory until read).
 PREFETCH = 8
 
@@ -491,6 +494,13 @@ class Walker:
                 self.origin(commit, cur, visited)
                 continue
             kinds, older = step
+            replaced = self.replaced_from(sha, cur, older) if kinds else None
+            if replaced is not None:
+                # Rewritten here as a copy of its namesake from a file the commit deleted: that
+                # one is its earlier version, this file's older one ends here (echo made
+                # context_fs.go what context_fs_go1.16.go was, and deleted that file).
+                self.arrived(commit, "move", cur, *replaced, visited)
+                continue
             if older.found.short_name != cur.found.short_name and self.namesake_moved_here(
                 sha, cur
             ):
@@ -837,6 +847,32 @@ class Walker:
             return
         self.record(commit, ["introduced"], cur)
 
+    def replaced_from(self, sha: str, cur: State, older: State) -> tuple[str, str, Found] | None:
+        """When commit `sha` rewrote the symbol (its older version here is not even half like
+        it) into the text of a definition of the same name in a file the commit deleted: the
+        commit's parent (its own, not the file's history's), that file and that definition. A
+        build-specific variant kept in its own file replacing the other as the two files become
+        one (Go's `_go1.16.go` files when the minimum version rose). Asked only of rewrites: one
+        git process for the commit's files."""
+        if older.found.name != cur.found.name:
+            return None
+        if similarity(older.found, cur.found) >= RENAME_SIMILARITY:
+            return None
+        parents = self.blobs.parents(sha)
+        if not parents:
+            return None
+        language = cur.found.version.language
+        for status, old_path, _ in self.changes_of(parents[0], sha):
+            if status != "D" or old_path == cur.path or language_for_path(old_path) != language:
+                continue
+            old = self.blobs.version_at(parents[0], old_path)
+            for sym in old.symbols if old is not None else []:
+                if sym.name == cur.found.name and old is not None:
+                    there = Found(sym, old)
+                    if similarity(there, cur.found) >= REPLACED_SIMILARITY:
+                        return parents[0], old_path, there
+        return None
+
     def namesake_moved_here(self, sha: str, cur: State) -> bool:
         """Whether commit `sha` moved a definition of the symbol's own (last) name here from
         another file (see `moved_from`)."""
@@ -913,7 +949,14 @@ class Walker:
         if len(sources) > MOVE_SEARCH_FILES:
             name = cur.found.short_name.encode()
             diffs = file_diffs(self.root, parent, sha, [old for _, old in sources])
-            named = [(status, old) for status, old in sources if name in diffs.get(old, name)]
+            # Its name with the first letter in either case: a Go function exported or
+            # unexported as it moved (echo's `handlerName` became route.go's `HandlerName`).
+            spellings = {name, name[:1].swapcase() + name[1:]}
+            named = [
+                (status, old)
+                for status, old in sources
+                if any(n in diffs.get(old, name) for n in spellings)
+            ]
             # A file the commit deleted, in the symbol's language, is searched even when its
             # diff does not name the symbol: a file dissolved into others is where a function
             # moved under a new name comes from (jinja's asyncfilters.auto_to_seq became
@@ -1031,6 +1074,12 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
     return any(similarity(gone, Found(s, new)) > alike for s in others)
 
 
+# The words of a line that name something: not `this`, `self` or the keywords of a bare call.
+_WORD = re.compile(
+    r"(?<![\w$])(?!(?:this|self|return|await|def|fn|func|function)(?![\w$]))[A-Za-z_$][\w$]*"
+)
+
+
 def _switched(patch: Patch | None, old: str, new: str) -> bool:
     """Whether the patch turned a line using the word `old` into the same line using `new`."""
     if patch is None or not old or not new:
@@ -1041,7 +1090,11 @@ def _switched(patch: Patch | None, old: str, new: str) -> bool:
     for line in patch.raw.split(b"\n"):
         if line.startswith(b"-") and not line.startswith(b"---"):
             text = line[1:].decode("utf-8", "replace")
-            if before.search(text):
+            # A line that is the name and nothing else that names (`this.computeNextState();`,
+            # `computeNextState() {`) reads the same with any new name: a rewrite's
+            # `this.wakeUp();` is no sign that the old one became `wakeUp` (mobx's
+            # `ViewNode.computeNextState` became `DerivedValue.compute`, 0.68 alike).
+            if before.search(text) and _WORD.findall(before.sub("", text)):
                 removed.add(before.sub(new, text).strip().encode())
         elif line.startswith(b"+") and not line.startswith(b"+++"):
             added.add(line[1:].strip())
