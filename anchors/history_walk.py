@@ -1037,7 +1037,49 @@ class Walker:
             score = hit[1] + (0.3 if hit[0].short_name == cur.found.short_name else 0.0)
             if best is None or score > best[0]:
                 best = (score, old_path, hit[0])
-        return (best[1], best[2]) if best else None
+        if best is None or self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
+            return None
+        return best[1], best[2]
+
+    def went_elsewhere(
+        self,
+        sha: str,
+        parent: str,
+        cur: State,
+        changes: list[tuple[str, str, str]],
+        source: str,
+        gone: Found,
+    ) -> bool:
+        """Whether `gone` (vanished from `source` in commit `sha`) appeared under its own name in
+        another file the commit added or changed, more like it there than the symbol is: it
+        moved there, and the symbol is a new version beside it (echo moved `Echo.Static` whole
+        into echo_fs.go, for Go before 1.16, and wrote a new one, 0.48 alike, in
+        echo_fs_go1.16.go). Only files whose diff names it are read."""
+        language = cur.found.version.language
+        others = [
+            new
+            for status, _, new in changes
+            if status[0] in "AM" and new not in (cur.path, source)
+            if language_for_path(new) == language
+        ]
+        if not others:
+            return False
+        word = gone.short_name.encode()
+        diffs = file_diffs(self.root, parent, sha, others)
+        alike = similarity(gone, cur.found)
+        for path in others:
+            if word not in diffs.get(path, b""):
+                continue
+            after = self.blobs.version_at(sha, path)
+            before = self.blobs.version_at(parent, path)
+            if after is None or (
+                before is not None and any(s.name == gone.name for s in before.symbols)
+            ):
+                continue
+            for sym in after.symbols:
+                if sym.name == gone.name and similarity(gone, Found(sym, after)) > alike:
+                    return True
+        return False
 
 
 def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple[str, str]]:

@@ -108,3 +108,31 @@ def test_a_variant_from_a_deleted_file_replaces_the_symbol(tmp_path: Path) -> No
         (added, {"introduced"}),
     ]
     assert history.commits[1].path == "context_fs_go1.16.go"
+
+
+def test_a_namesake_moved_whole_to_another_file_is_not_where_a_new_variant_came_from(
+    tmp_path: Path,
+) -> None:
+    """echo `Echo.Static`: one commit moved it unchanged from echo.go into echo_fs.go (for Go
+    before 1.16) and wrote a new version for Go 1.16 in echo_fs_go1.16.go (0.48 alike). The old
+    one went to echo_fs.go; the new one is introduced, not moved from echo.go as well."""
+    r = Repo(tmp_path / "r")
+    old = (
+        'func (e *Echo) Static(prefix, root string) *Route {\n\tif root == "" {\n'
+        '\t\troot = "."\n\t}\n\treturn e.static(prefix, root, e.GET)\n}\n'
+    )
+    r.write("echo.go", "package echo\n\n" + old + "\nfunc New() int {\n\treturn 1\n}\n")
+    r.commit("echo")
+    r.write("echo.go", "package echo\n\nfunc New() int {\n\treturn 1\n}\n")
+    r.write("echo_fs.go", "//go:build !go1.16\n\npackage echo\n\n" + old)
+    variant = (
+        'func (e *Echo) Static(prefix, root string) *Route {\n\tif root == "" {\n'
+        '\t\troot = "."\n\t}\n\tsub := MustSubFS(e.Filesystem, root)\n'
+        '\treturn e.Add(http.MethodGet, prefix+"*", StaticDirectoryHandler(sub, false))\n}\n'
+    )
+    r.write("echo_fs_go1.16.go", "//go:build go1.16\n\npackage echo\n\n" + variant)
+    split = r.commit("filesystem support for Go 1.16")
+    history = symbol_history(r.path, "echo_fs_go1.16.go", "Echo.Static")
+    assert [(e.commit, set(e.changes)) for e in history.commits] == [(split, {"introduced"})]
+    moved = symbol_history(r.path, "echo_fs.go", "Echo.Static")
+    assert [set(e.changes) for e in moved.commits] == [{"move"}, {"introduced"}]
