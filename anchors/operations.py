@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -144,28 +145,35 @@ def parse_line(line: bytes, *, verify: bool = True) -> Op:
         raise OpError(f"op {head} is not valid JSON: {exc}") from None
     if type(data) is not dict:
         raise OpError("not an op line")
-    get = data.get
-    op_id, typ, target, author, part, clock, time, prev, payload = (
-        get("id"), get("type"), get("target"), get("author"), get("part"), get("clock"),
-        get("time"), get("prev"), get("payload"),
-    )  # fmt: skip
+    try:
+        # One C call for the nine fields (replay parses every op of the log).
+        op_id, typ, target, author, part, clock, time, prev, payload = _get_fields(data)
+    except KeyError:
+        _field_error(data)
     str_ = str
     if not (
         type(op_id) is str_ and type(typ) is str_ and type(target) is str_
         and type(author) is str_ and type(part) is str_ and type(clock) is int
         and type(time) is str_ and type(prev) is str_ and type(payload) is dict
     ):  # fmt: skip
-        name = op_id[:12] if type(op_id) is str_ else "?"
-        missing = [k for k in _FIELDS if k not in data]
-        if missing:
-            raise OpError(f"op {name} lacks a field: {missing[0]!r}")
-        raise OpError(f"op {name} has a field of the wrong type")
+        _field_error(data)
     if verify and op_id != claimed:
         raise OpError(f"op {claimed[:12]} does not match its hash")
     return Op(typ, target, author, part, clock, time, prev, payload, op_id)
 
 
 _FIELDS = ("id", "type", "target", "author", "part", "clock", "time", "prev", "payload")
+_get_fields = operator.itemgetter(*_FIELDS)
+
+
+def _field_error(data: dict[str, Any]) -> NoReturn:
+    """Raise the OpError of a decoded line lacking a field or with one of the wrong type."""
+    op_id = data.get("id")
+    name = op_id[:12] if type(op_id) is str else "?"
+    missing = [k for k in _FIELDS if k not in data]
+    if missing:
+        raise OpError(f"op {name} lacks a field: {missing[0]!r}")
+    raise OpError(f"op {name} has a field of the wrong type")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -52,11 +52,17 @@ PARALLEL_MIN_BYTES = 16 << 20
 REBUILD_CACHE_KIB = 2048
 # ... and once the replay is done (building the full-text and anchor tables and the indexes).
 END_CACHE_KIB = 8192
-# A file being rebuilt needs no journal: it is thrown away if the rebuild fails. Its commit still
-# syncs it (the default `synchronous`): it may be renamed into place as it is. Each pragma runs on
-# its own and its answer is read: `journal_mode` answers a row, and a multi-statement `execute`
-# waits at such a statement until it is read, so whatever follows it in one string never runs.
-FRESH_FILE_PRAGMAS = ("PRAGMA journal_mode=OFF", f"PRAGMA cache_size=-{REBUILD_CACHE_KIB}")
+# A file being rebuilt needs no journal and no syncs as it goes: it is thrown away if the rebuild
+# fails. It is synced once, whole, before it is renamed into place (`_sync_file`): the commits on
+# the way (the replay's, the end's, the checkpoint of the end's WAL) would each wait for the disk.
+# Each pragma runs on its own and its answer is read: `journal_mode` answers a row, and a
+# multi-statement `execute` waits at such a statement until it is read, so whatever follows it in
+# one string never runs.
+FRESH_FILE_PRAGMAS = (
+    "PRAGMA journal_mode=OFF",
+    "PRAGMA synchronous=OFF",
+    f"PRAGMA cache_size=-{REBUILD_CACHE_KIB}",
+)
 
 # The merge into replay order relies on each partition's clocks never going back (appends make
 # them grow); an op whose clock does go back (a hand-edited or tampered partition) is skipped.
@@ -372,6 +378,7 @@ class Projection:
         db.execute("PRAGMA journal_mode=WAL")
         if not _copy_into(db, self.path):
             db.close()
+            _sync_file(tmp)
             os.replace(tmp, self.path)
             for suffix in ("-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
@@ -785,6 +792,15 @@ def _drop_indexes(db: apsw.Connection) -> list[str]:
     for name, _sql in rows:
         db.execute(f'DROP INDEX "{name}"')
     return [str(sql) for _name, sql in rows]
+
+
+def _sync_file(path: Path) -> None:
+    """Wait until the file at `path` is on disk (its writes ran without syncs)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _unlink_db(path: Path) -> None:

@@ -130,3 +130,33 @@ def test_statement_shapes_are_what_the_writer_relies_on() -> None:
             elif "records" in sql:
                 # inserts and deletes of records: the record created or removed comes first
                 assert params[0] in (RID, "01J0000000000000000000000S"), sql
+
+
+def test_a_rebuilt_file_is_synced_once_whole_before_it_is_put_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tether = tmp_path / "t"
+    _random_log(tether / "ops", 8, count=60)
+    events: list[str] = []
+    real_sync, real_replace, real_replay = (
+        projection_module._sync_file, projection_module.os.replace, Projection._replay,
+    )  # fmt: skip
+
+    def replay(self: Projection, db: Any, *args: Any, **kwargs: Any) -> int:
+        events.append(f"synchronous={db.execute('PRAGMA synchronous').get}")
+        return real_replay(self, db, *args, **kwargs)
+
+    def sync(path: Path) -> None:
+        events.append(f"sync {path.name}")
+        real_sync(path)
+
+    def replace(src: Any, dst: Any) -> None:
+        events.append(f"replace {Path(src).name} -> {Path(dst).name}")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(Projection, "_replay", replay)
+    monkeypatch.setattr(projection_module, "_sync_file", sync)
+    monkeypatch.setattr(projection_module.os, "replace", replace)
+    Projection(tether, OpLog(tether, "zed@x", "zzzzzz")).db.close()
+    tmp = [e.split()[1] for e in events if e.startswith("sync ")]
+    assert events == ["synchronous=0", f"sync {tmp[0]}", f"replace {tmp[0]} -> index.sqlite"]
