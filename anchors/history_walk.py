@@ -291,6 +291,18 @@ def _before_last(hunk: Hunk, last: int) -> bool:
     return new_start + new_count - 1 < last
 
 
+def _rewrites(hunks: list[Hunk], older: State, cur: State) -> bool:
+    """Whether the hunks remove and add at least half of the symbol's lines, old and new
+    together: a cheap bound before comparing the versions (most changes touch a few lines)."""
+    changed = 0
+    for old_start, old_count, new_start, new_count in hunks:
+        changed += max(
+            0, min(older.end, old_start + old_count - 1) - max(older.start, old_start) + 1
+        )
+        changed += max(0, min(cur.end, new_start + new_count - 1) - max(cur.start, new_start) + 1)
+    return 2 * changed >= (older.end - older.start + 1) + (cur.end - cur.start + 1)
+
+
 def _overlaps(hunk: Hunk, first: int, last: int) -> bool:
     _, _, new_start, new_count = hunk
     if new_count == 0:
@@ -494,7 +506,11 @@ class Walker:
                 self.origin(commit, cur, visited)
                 continue
             kinds, older = step
-            replaced = self.replaced_from(sha, cur, older) if kinds else None
+            replaced = (
+                self.replaced_from(sha, cur, older)
+                if kinds and _rewrites(commit.hunks, older, cur)
+                else None
+            )
             if replaced is not None:
                 # Rewritten here as a copy of its namesake from a file the commit deleted: that
                 # one is its earlier version, this file's older one ends here (echo made
