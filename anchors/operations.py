@@ -210,8 +210,11 @@ def _validate_record(data: Any, target: str) -> None:
         raise OpError("invalid record: text is empty")
     if len(text) > MAX_TEXT_CHARS:
         raise OpError(f"invalid record: text is over {MAX_TEXT_CHARS} characters")
-    for key in data.keys() & _RECORD_CHECKED:
-        value = data[key]
+    # In the record's own key order, so that a record with two problems is always rejected for the
+    # same one (a set's order changes from one process to the next with the string hash seed).
+    for key, value in data.items():
+        if key not in _RECORD_CHECKED:
+            continue
         choices = _RECORD_STR_CHOICES.get(key)
         if choices is not None:
             if value is not None and value not in choices:

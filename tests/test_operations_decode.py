@@ -128,3 +128,23 @@ def test_odd_lines_are_decided_as_the_plain_form_does() -> None:
     assert any("wrong type" in r for r in reasons)
     assert any("not valid JSON" in r for r in reasons)
     assert any(verdict(plain_parse, line)[0] == "op" for line in odd_lines)
+
+
+def test_a_record_with_two_problems_is_rejected_for_the_first_in_its_own_order() -> None:
+    # Not for whichever a set happens to list first: that changes with the string hash seed, so two
+    # processes replaying the same log would note different reasons.
+    from anchors.operations import validate
+    from tests.core_helpers import make_op
+
+    rid = "01J0000000000000000000000Q"
+    reasons = []
+    for bad in ({"category": "nope", "kind": "odd"}, {"kind": "odd", "category": "nope"}):
+        op = make_op("add", rid, {"record": {"id": rid, "text": "words", **bad}})
+        try:
+            validate(op)
+        except OpError as exc:
+            reasons.append(str(exc))
+    assert reasons == [
+        "invalid record: unknown category 'nope'",
+        "invalid record: unknown kind 'odd'",
+    ]
