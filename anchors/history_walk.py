@@ -293,14 +293,19 @@ def _before_last(hunk: Hunk, last: int) -> bool:
 
 def _rewrites(hunks: list[Hunk], older: State, cur: State) -> bool:
     """Whether the hunks remove and add at least half of the symbol's lines, old and new
-    together: a cheap bound before comparing the versions (most changes touch a few lines)."""
+    together, or one version is under half the other's length (echo's `context.File`
+    became a one-line call, its old lines kept in the diff as another function's): a cheap
+    bound before comparing the versions (most changes touch a few lines)."""
+    old_lines, new_lines = older.end - older.start + 1, cur.end - cur.start + 1
+    if 2 * min(old_lines, new_lines) < max(old_lines, new_lines):
+        return True
     changed = 0
     for old_start, old_count, new_start, new_count in hunks:
         changed += max(
             0, min(older.end, old_start + old_count - 1) - max(older.start, old_start) + 1
         )
         changed += max(0, min(cur.end, new_start + new_count - 1) - max(cur.start, new_start) + 1)
-    return 2 * changed >= (older.end - older.start + 1) + (cur.end - cur.start + 1)
+    return 2 * changed >= old_lines + new_lines
 
 
 def _overlaps(hunk: Hunk, first: int, last: int) -> bool:

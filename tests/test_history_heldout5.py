@@ -80,7 +80,8 @@ def test_a_variant_from_a_deleted_file_replaces_the_symbol(tmp_path: Path) -> No
     """echo `Context.File`: its Go 1.16 variant lived in context_fs_go1.16.go beside the old one
     in context_fs.go (build tags); when Go 1.16 became the minimum, context_fs.go was rewritten as
     the variant and the variant's file deleted. The symbol's history continues in the variant's
-    file, not in the old version it replaced (0.16 alike)."""
+    file, not in the old version it replaced (0.16 alike), though the diff keeps the old lines as a
+    helper's."""
     r = Repo(tmp_path / "r")
     old = ("package echo\n\nfunc (c *context) File(file string) error {\n\tf, err := os.Open(file)\n"
            "\tif err != nil {\n\t\treturn NotFoundHandler(c)\n\t}\n\tdefer f.Close()\n"
@@ -99,7 +100,11 @@ def test_a_variant_from_a_deleted_file_replaces_the_symbol(tmp_path: Path) -> No
     r.write("context_fs_go1.16.go", variant(", nil"))
     edited = r.commit("edit the variant")
     (r.path / "context_fs_go1.16.go").unlink()
-    r.write("context_fs.go", variant(", nil"))
+    # The old body stays below as a helper's, so the diff keeps most of its lines.
+    helper = old.replace("package echo\n\n", "").replace(
+        "(c *context) File(", "fsFile(c *context, "
+    )
+    r.write("context_fs.go", variant(", nil") + "\n" + helper)
     merged = r.commit("Go 1.16 minimum: one file")
     history = symbol_history(r.path, "context_fs.go", "context.File")
     assert [(e.commit, set(e.changes)) for e in history.commits] == [
