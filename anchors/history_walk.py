@@ -335,6 +335,9 @@ class Walker:
         self.boundary: list[str] = []
         # Files the symbol came from (commit before the move, the symbol there), to walk next.
         self.arrivals: list[tuple[str, State, FileLog | None]] = []
+        # The commit and file whose diff `step` is reading, for the check that looks at the
+        # commit's other files (see `went_to_another_file`).
+        self.reading: tuple[str, str] | None = None
         # Logs started ahead of the walk, by (commit, path), and the renames found for them.
         self.early: dict[tuple[str, str], FileLog] = {}
         self.changes: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
@@ -506,7 +509,11 @@ class Walker:
                 if parent is not None:
                     stack.append((parent, cur.shifted(commit.hunks)))
                 continue
-            step = self.step(commit.patch, cur, language, whole=attached)
+            self.reading = (sha, path)
+            try:
+                step = self.step(commit.patch, cur, language, whole=attached)
+            finally:
+                self.reading = None
             if step is None:
                 self.origin(commit, cur, visited)
                 continue
@@ -777,12 +784,45 @@ class Walker:
         gone_one = siblings[0]
         if similarity(gone_one, target) < 0.25:
             return None
-        if len(appeared) == 1 or _switched(patch, gone_one.short_name, target.short_name):
+        if _switched(patch, gone_one.short_name, target.short_name):
             return gone_one
         others = (Found(s, new) for s in appeared if s.name != target.name)
-        if all(similarity(gone_one, other) < 0.25 for other in others):
-            return gone_one
-        return None
+        if len(appeared) > 1 and any(similarity(gone_one, other) >= 0.25 for other in others):
+            return None
+        # Nor when its code went to another file of the commit (echo's `listDir`, 0.42 like the
+        # new `handlerName`, went into the handler package's `Static.Handle`, 0.59).
+        return None if self.went_to_another_file(gone_one, target) else gone_one
+
+    def went_to_another_file(self, gone: Found, target: Found) -> bool:
+        """Whether a definition that appeared in another file the commit being read added or
+        changed is more like `gone` than `target` is. Asked only of the weakest rename rule
+        above; the first 16 such files in the language are read."""
+        if self.reading is None:
+            return False
+        sha, path = self.reading
+        parents = self.blobs.parents(sha)  # its own, not the file history's
+        if not parents:
+            return False
+        parent = parents[0]
+        language = target.version.language
+        alike = similarity(gone, target)
+        files = [
+            (status, old, new)
+            for status, old, new in self.changes_of(parent, sha)
+            if status[0] in "AMR" and new != path and language_for_path(new) == language
+        ]
+        for status, old_path, new_path in files[: 2 * MOVE_SEARCH_FILES]:
+            after = self.blobs.version_at(sha, new_path)
+            if after is None:
+                continue
+            before = self.blobs.version_at(parent, old_path) if status[0] != "A" else None
+            had = {s.name for s in before.symbols} if before is not None else set()
+            for sym in after.symbols:
+                if sym.name in had or not compatible(sym, gone.symbol):
+                    continue
+                if similarity(gone, Found(sym, after)) > alike:
+                    return True
+        return False
 
     def merge(
         self, commit: Commit, cur: State, merges: PathDiffs, language: str

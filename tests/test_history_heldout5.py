@@ -141,3 +141,29 @@ def test_a_namesake_moved_whole_to_another_file_is_not_where_a_new_variant_came_
     assert [(e.commit, set(e.changes)) for e in history.commits] == [(split, {"introduced"})]
     moved = symbol_history(r.path, "echo_fs.go", "Echo.Static")
     assert [set(e.changes) for e in moved.commits] == [{"move"}, {"introduced"}]
+
+
+def test_a_function_whose_code_went_to_another_file_is_not_a_new_ones_earlier_name(
+    tmp_path: Path,
+) -> None:
+    """echo `handlerName`: 51acf465 removed `listDir` from echo.go, where `handlerName` was the
+    only new function of its scope (0.42 alike, enough for the rule for a rename that rewrote
+    the body), while `listDir`'s code went into the new handler package's `Static.Handle`
+    (0.59): `handlerName` is introduced there."""
+    r = Repo(tmp_path / "r")
+    body = (
+        "    dirs = d.readdir()\n    w = c.response()\n    w.header('type', 'html')\n"
+        "    for x in dirs:\n        name = x.name()\n        w.write(name)\n    return None\n"
+    )
+    r.write("a.py", "def keep(x):\n    return x\n\n\ndef list_dir(d, c):\n" + body)
+    r.commit("a")
+    r.write("a.py", "def keep(x):\n    return x\n\n\ndef handler_name(h):\n"
+            "    t = type(h)\n    w = t.name()\n    return w\n")  # fmt: skip
+    static = "class Static:\n    def handle(self, c):\n        d = self.open(c)\n"
+    r.write(
+        "handler/static.py",
+        static + body.replace("\n    ", "\n        ").replace("    ", "        ", 1),
+    )
+    moved = r.commit("static file serving moved to a handler package")
+    history = symbol_history(r.path, "a.py", "handler_name")
+    assert [(e.commit, set(e.changes)) for e in history.commits] == [(moved, {"introduced"})]
