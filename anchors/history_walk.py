@@ -1100,7 +1100,51 @@ class Walker:
                 best = (score, old_path, hit[0])
         if best is None or self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
             return None
+        if self.became_another(sha, parent, cur, changes, best[2]):
+            return None
         return best[1], best[2]
+
+    def became_another(
+        self,
+        sha: str,
+        parent: str,
+        cur: State,
+        changes: list[tuple[str, str, str]],
+        gone: Found,
+    ) -> bool:
+        """Whether `gone`, which vanished in commit `sha` under another name than the symbol's,
+        is more like another definition that appeared in the same commit (in a file it added
+        or changed) than like the symbol: it became that one, and the symbol is new beside it
+        (fiber moved the parsers `QueryParser` and `ReqHeaderParser` out of ctx.go into the new
+        `queryBinding.Bind` and `headerBinding.Bind`, 0.9 alike, and wrote `cookieBinding.Bind`,
+        0.87 alike to each, beside them). Not asked of commits touching many files."""
+        if gone.short_name == cur.found.short_name:
+            return False
+        language = cur.found.version.language
+        paths = [
+            (old, new)
+            for status, old, new in changes
+            if status[0] in "AMR" and language_for_path(new) == language
+        ]
+        if len(paths) > 4 * MOVE_SEARCH_FILES:
+            return False
+        alike = similarity(gone, cur.found)
+        for old, path in paths:
+            after = self.blobs.version_at(sha, path)
+            if after is None:
+                continue
+            before = self.blobs.version_at(parent, old)
+            present = {s.name for s in before.symbols} if before is not None else set()
+            for sym in after.symbols:
+                if (
+                    sym.name in present
+                    or (path == cur.path and sym.name == cur.found.name)
+                    or not compatible(sym, gone.symbol)
+                ):
+                    continue
+                if similarity(gone, Found(sym, after)) > alike:
+                    return True
+        return False
 
     def went_elsewhere(
         self,
