@@ -12,6 +12,7 @@ import contextlib
 import gc
 import json
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -346,6 +347,7 @@ class Projection:
         issues: list[LineIssue] = []
         quarantine = load_quarantine(self.tether_dir)
         quarantine_size = _size(self.tether_dir / QUARANTINE_FILE)
+        early_sync: threading.Thread | None = None
         try:
             with db:
                 db.execute(SCHEMA)
@@ -368,13 +370,20 @@ class Projection:
             if parallel:
                 from anchors.rebuild_end import finish_concurrently
 
+                # The replay's pages are written now: let the disk take them while the end
+                # computes (a thread waiting in fsync), so the sync before the rename has only the
+                # end's own pages left to wait for.
+                early_sync = threading.Thread(target=_sync_file, args=(tmp,), daemon=True)
+                early_sync.start()
                 if not finish_concurrently(db, tmp, deferred, END_CACHE_KIB):
                     with db:
                         self._derive(db, deferred)
         except BaseException:
+            _join(early_sync)
             db.close()
             _unlink_db(tmp)
             raise
+        _join(early_sync)
         db.execute("PRAGMA journal_mode=WAL")
         if not _copy_into(db, self.path):
             db.close()
@@ -801,6 +810,11 @@ def _sync_file(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _join(thread: threading.Thread | None) -> None:
+    if thread is not None:
+        thread.join()
 
 
 def _unlink_db(path: Path) -> None:
