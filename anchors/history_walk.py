@@ -51,6 +51,8 @@ MOVE_SIMILARITY_OTHER_NAME = 0.75
 # name are, and as many files it deleted in the symbol's language. (Reading and parsing each file
 # before and after costs ~5 ms a file.)
 MOVE_SEARCH_FILES = 8
+# Definitions that vanished this near in likeness to the symbol are equally its candidates.
+MOVE_TIE = 0.01
 # A rewritten symbol this like a namesake in a file the same commit deleted is that one moved
 # here over it (see `Walker.replaced_from`).
 REPLACED_SIMILARITY = 0.9
@@ -1059,7 +1061,7 @@ class Walker:
                             )
             return kept
 
-        best: tuple[float, str, Found] | None = None
+        hits: list[tuple[float, str, Found, bool]] = []
         for status, old_path in sources:
             old = self.blobs.version_at(parent, old_path)
             if old is None:
@@ -1095,10 +1097,26 @@ class Walker:
                 )
             if hit is None:
                 continue
-            score = hit[1] + (0.3 if hit[0].short_name == cur.found.short_name else 0.0)
-            if best is None or score > best[0]:
-                best = (score, old_path, hit[0])
-        if best is None or self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
+            same = hit[0].short_name == cur.found.short_name
+            # Another that vanished as alike, under a name as near: the symbol took the place
+            # of several (axios' object-literal `request.use` and `response.use`, 0.54 alike
+            # each, became the one `InterceptorManager.use`), so it is new, like a function
+            # that replaced several alike ones; no one of them is its earlier version.
+            twin = any(
+                f is not hit[0]
+                and compatible(f.symbol, cur.found.symbol)
+                and (f.short_name == cur.found.short_name) == same
+                and similarity(f, cur.found) >= hit[1] - MOVE_TIE
+                for f in gone
+            )
+            hits.append((hit[1] + (0.3 if same else 0.0), old_path, hit[0], twin))
+        if not hits:
+            return None
+        score, source, gone_one, twinned = max(hits, key=lambda h: h[0])
+        if twinned or sum(h[0] >= score - MOVE_TIE for h in hits) > 1:
+            return None
+        best = (score, source, gone_one)
+        if self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
             return None
         if self.became_another(sha, parent, cur, changes, best[2]):
             return None

@@ -64,3 +64,42 @@ def test_a_new_definition_beside_the_ones_vanished_definitions_became(tmp_path: 
     bound = symbol_history(r.path, "binder/query.go", "queryBinding.Bind")
     assert [e.commit for e in bound.commits] == [moved, edited, born]
     assert (bound.commits[1].path, bound.commits[1].symbol) == ("ctx.go", "Ctx.QueryParser")
+
+
+USE = (
+    "    def use(self, fulfilled, rejected=None):\n"
+    "        self.handlers.append({'{side}': fulfilled, '{side}_error': rejected})\n"
+    "        return len(self.handlers) - 1\n"
+)
+
+
+def test_a_definition_that_took_the_place_of_several_alike_is_new(tmp_path: Path) -> None:
+    """axios `InterceptorManager.use`: the request and the response interceptors each had a
+    `use` of their own (equally alike to the new one); one commit replaced both with one class's
+    `use` in a new file. Neither is its earlier version: it is introduced there. With only one
+    such `use` vanishing, the same change is a move."""
+    r = Repo(tmp_path / "r")
+    sides = "".join(
+        f"class {side.title()}Interceptors:\n" + USE.replace("{side}", side) + "\n\n"
+        for side in ("request", "response")
+    )
+    r.write("api.py", "def get(url):\n    return url\n\n\n" + sides)
+    r.commit("interceptors")
+    r.write("api.py", "def get(url):\n    return url\n")
+    manager = "class InterceptorManager:\n" + USE.replace("{side}", "fulfilled").replace(
+        "return len", "return -1 + len"
+    )
+    r.write("manager.py", manager)
+    merged = r.commit("one interceptor manager")
+    history = symbol_history(r.path, "manager.py", "InterceptorManager.use")
+    assert [(e.commit, e.changes) for e in history.commits] == [(merged, ("introduced",))]
+
+    q = Repo(tmp_path / "q")
+    q.write("api.py", "def get(url):\n    return url\n\n\n" + sides.split("\n\n\n")[0] + "\n")
+    born = q.commit("request interceptors")
+    q.write("api.py", "def get(url):\n    return url\n")
+    q.write("manager.py", manager)
+    moved = q.commit("an interceptor manager")
+    history = symbol_history(q.path, "manager.py", "InterceptorManager.use")
+    assert [e.commit for e in history.commits] == [moved, born]
+    assert "move" in history.commits[0].changes
