@@ -424,7 +424,7 @@ class Projection:
         gc.disable()
         try:
             numbers = _part_numbers(db, parts)
-            writer = PlanWriter(db)
+            writer = PlanWriter(db, last_clock=self.oplog.max_clock())
             if parallel and keep is None:
                 from anchors.replay_reader import replay_in_two_processes
 
@@ -705,8 +705,9 @@ def write_batch(writer: PlanWriter, prepared: PreparedBatch) -> None:
     db = writer.db
     if prepared.skipped:
         db.executemany("INSERT INTO skipped VALUES (?,?,?,?)", prepared.skipped)
-    writer.run(prepared.plan)
-    db.executemany("INSERT INTO op_index VALUES (?,?,?,?)", prepared.index_rows)
+    rows = prepared.index_rows
+    writer.run(prepared.plan, rows[-1][3] if rows else None)
+    db.executemany("INSERT INTO op_index VALUES (?,?,?,?)", rows)
 
 
 def _index_rows(

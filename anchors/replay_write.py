@@ -11,6 +11,9 @@ group's rows of that stretch in the order the groups came: a record's updates ke
 the table's pages of a stretch (ids grow with time, like rowids) are read and written once for all
 the updates about them instead of once per update.
 
+Over the last few percent of the log's clocks nothing is held across batches: those updates then
+run while the reading process still works on the last batches, not all at once after it is done.
+
 Everything else runs where the plan puts it: inserts, deletes, the other tables. Only a statement
 that creates or deletes a record with updates held back waits for them (all of them run first: it
 is rare, a record added again after a forget or a supersede naming a record that changed before it
@@ -33,6 +36,9 @@ HOLD_UPDATES = 60_000
 # Distinct records with held updates per stretch when they run: the table's pages of a stretch
 # should stay in the page cache until its last held update has run.
 STRETCH = 500
+# Over the last this much of the log's clocks, held updates run after every batch: they then run
+# while the reading process still works on the last batches, instead of all at once once it is done.
+TAIL_SHARE = 0.05
 
 UPDATE = "UPDATE records SET "
 
@@ -45,18 +51,24 @@ class PlanWriter:
     Call `flush` once the last batch is written, before anything reads the records."""
 
     def __init__(
-        self, db: apsw.Connection, hold: int | None = None, stretch: int | None = None
+        self,
+        db: apsw.Connection,
+        hold: int | None = None,
+        stretch: int | None = None,
+        last_clock: int | None = None,
     ) -> None:
+        """`last_clock`, when known, is the log's highest clock: the tail starts near it."""
         self.db = db
         self.hold = HOLD_UPDATES if hold is None else hold
         self.stretch = STRETCH if stretch is None else stretch
+        self.tail_from = None if last_clock is None else int(last_clock * (1 - TAIL_SHARE))
         self.groups: list[tuple[str, list[tuple[Any, ...]]]] = []
         self.held_ids: set[Any] = set()
         self.held = 0
 
-    def run(self, plan: Plan) -> None:
+    def run(self, plan: Plan, clock: int | None = None) -> None:
         """Run planned rounds: updates held back, any other statement at once (after the held
-        updates, should one be about a record they change)."""
+        updates, should one be about a record they change). `clock` is the batch's last clock."""
         db = self.db
         held_ids = self.held_ids
         for round_ in plan:
@@ -73,6 +85,8 @@ class PlanWriter:
                 if held_ids and not held_ids.isdisjoint(map(_FIRST, rows)):
                     self.flush()
                 db.executemany(sql, rows)
+        if clock is not None and self.tail_from is not None and clock >= self.tail_from:
+            self.hold = 0  # the tail of the log: hold nothing across batches any more
         if self.held >= self.hold:
             self.flush()
 

@@ -21,7 +21,7 @@ PART = "ada@x.aaaaaa"
 RID = "01J0000000000000000000000R"
 
 
-def _as_planned(self: replay_write.PlanWriter, plan: Plan) -> None:
+def _as_planned(self: replay_write.PlanWriter, plan: Plan, clock: int | None = None) -> None:
     """The reference: every statement where the plan puts it, nothing held back."""
     run_plan(self.db, plan)
 
@@ -165,3 +165,23 @@ def test_a_rebuilt_file_is_synced_whole_before_it_is_put_in_place(
     # the whole file is synced after its last write and before the rename.
     syncs = [f"sync {tmp[0]}"] * (2 if parallel else 1)
     assert events == ["synchronous=0", *syncs, f"replace {tmp[0]} -> index.sqlite"]
+
+
+def test_over_the_tail_of_the_log_nothing_is_held_across_batches() -> None:
+    import apsw
+
+    from anchors.projection_schema import SCHEMA
+
+    db = apsw.Connection(":memory:")
+    db.execute(SCHEMA)
+    db.execute("INSERT INTO records(id, text, hits) VALUES (?, 'words', 0)", (RID,))
+    writer = replay_write.PlanWriter(db, hold=1_000, last_clock=100)
+    reinforce = "UPDATE records SET hits=hits+1, updated_at=? WHERE id=?"
+    writer.run([[(reinforce, [("t", RID)])]], 50)
+    assert writer.held == 1  # held: far from the end of the log
+    assert db.execute("SELECT hits FROM records").get == 0
+    writer.run([[(reinforce, [("t", RID)])]], 96)  # within the last 5% of the clocks
+    assert writer.held == 0
+    assert db.execute("SELECT hits FROM records").get == 2
+    writer.run([[(reinforce, [("t", RID)])]], 97)
+    assert (writer.held, db.execute("SELECT hits FROM records").get) == (0, 3)
