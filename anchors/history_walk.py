@@ -1113,7 +1113,17 @@ class Walker:
         if not hits:
             return None
         score, source, gone_one, twinned = max(hits, key=lambda h: h[0])
-        if twinned or sum(h[0] >= score - MOVE_TIE for h in hits) > 1:
+        tied = [h for h in hits if h[0] >= score - MOVE_TIE]
+        if len(tied) > 1 and not twinned and _copies(tied):
+            # One definition kept in several files alike, under one name (a build split into
+            # per-platform trees that each held a copy): the copies are one past, not several
+            # origins. The one in the folder nearest the symbol's, as git's rename pairing would
+            # (HikariCP moved HikariConfig.validate out of both its Java 6 and Java 8 trees).
+            score, source, gone_one, twinned = min(
+                tied, key=lambda h: (-len(os.path.commonprefix([h[1], cur.path])), h[1])
+            )
+            tied = tied[:1]
+        if twinned or len(tied) > 1:
             return None
         best = (score, source, gone_one)
         if self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
@@ -1277,4 +1287,13 @@ def _removes(diff: bytes | None, name: bytes) -> bool:
     return any(
         line.startswith(b"-") and not line.startswith(b"---") and name in line
         for line in diff.split(b"\n")
+    )
+
+
+def _copies(hits: list[tuple[float, str, Found, bool]]) -> bool:
+    """Whether the candidates are copies of one definition: one qualified name, each in its own
+    file, the same code."""
+    first = hits[0][2]
+    return len({h[1] for h in hits}) == len(hits) and all(
+        h[2].name == first.name and similarity(h[2], first) >= 1.0 for h in hits[1:]
     )
