@@ -235,7 +235,8 @@ _JS_FUNCTION_VALUES = frozenset(
 )
 # Right-hand sides that can define something (see `JavaScriptOutliner.value`).
 _JS_DEFINING_VALUES = _JS_FUNCTION_VALUES | {
-    "class", "object", "call_expression", "ternary_expression", "parenthesized_expression"
+    "class", "object", "call_expression", "ternary_expression", "parenthesized_expression",
+    "new_expression",
 }  # fmt: skip
 _JS_KEYS = frozenset({"property_identifier", "identifier", "private_property_identifier"})
 _JS_WRAPPERS = frozenset({"parenthesized_expression", "unary_expression", "await_expression"})
@@ -365,6 +366,17 @@ class JavaScriptOutliner(Outliner):
             for arg in args.named_children if args is not None else ():
                 if arg.type == "object":
                     self.visit_object(arg, (*scope, name))
+        elif value.type == "new_expression":
+            # A one-off instance of a named class written in place, `const processor = new
+            # (class ALBProcessor extends Base {...})()`: the class by its own name, as when it
+            # is declared (hono later declared that class and kept its methods).
+            made = value.child_by_field_name("constructor")
+            while made is not None and made.type == "parenthesized_expression":
+                made = made.named_children[0] if made.named_children else None
+            own = made.child_by_field_name("name") if made is not None else None
+            if made is not None and made.type == "class" and own is not None:
+                body = made.child_by_field_name("body")
+                self.emit(self.text(own), "class", span, body, scope, body)
 
     def wrapped_function(self, call: Node) -> Node | None:
         """The function a call wraps, as in `memo(forwardRef((props, ref) => ...))`: at module

@@ -60,3 +60,57 @@ def test_a_definition_moved_out_of_copies_in_two_trees(tmp_path: Path) -> None:
     merged = q.commit("common base class")
     history = symbol_history(q.path, "common/base.py", "BaseConfig.validate")
     assert [(e.commit, e.changes) for e in history.commits] == [(merged, ("introduced",))]
+
+
+PROCESSOR = (
+    "abstract class Processor {\n"
+    "  abstract getHeaders(event: Event): Headers\n"
+    "}\n\n"
+    "{open}\n"
+    "  protected getHeaders(event: Event): Headers {\n"
+    "    const headers = new Headers()\n"
+    "    for (const [key, value] of Object.entries(event.headers ?? {})) {\n"
+    "      if (value) {\n"
+    "        headers.set(key, {value})\n"
+    "      }\n"
+    "    }\n"
+    "    return headers\n"
+    "  }\n"
+    "{close}\n"
+)
+
+
+def _processor(declared: bool, value: str) -> str:
+    if declared:
+        return (
+            PROCESSOR.replace("{open}", "class ALBProcessor extends Processor {")
+            .replace("{close}", "}\nconst albProcessor = new ALBProcessor()")
+            .replace("{value}", value)
+        )
+    return (
+        PROCESSOR.replace(
+            "{open}", "const albProcessor = new (class ALBProcessor extends Processor {"
+        )
+        .replace("{close}", "})()")
+        .replace("{value}", value)
+    )
+
+
+def test_a_method_of_a_class_written_in_a_new_expression(tmp_path: Path) -> None:
+    """hono `ALBProcessor.getHeaders`: the class was first written in place as a one-off
+    instance, `const albProcessor = new (class ALBProcessor extends ... {...})()`, and later
+    declared (`class ALBProcessor ...`) with its methods unchanged. The method is named by its
+    class's own name in both, so its history goes back past the declaration to where it was
+    written, and the declaration is no change to it."""
+    r = Repo(tmp_path / "r")
+    r.write("handler.ts", _processor(False, "value"))
+    born = r.commit("ALB processor")
+    r.write("handler.ts", _processor(False, "String(value)"))
+    edited = r.commit("header values as strings")
+    r.write("handler.ts", _processor(True, "String(value)"))
+    r.commit("declare the processor classes")
+    history = symbol_history(r.path, "handler.ts", "ALBProcessor.getHeaders")
+    assert [(e.commit, e.changes) for e in history.commits] == [
+        (edited, ("body",)),
+        (born, ("introduced",)),
+    ]
