@@ -291,7 +291,7 @@ class OpLog:
             finally:
                 os.close(fd)
             if created:
-                _fsync_dir(self.ops_dir)
+                fsync_path(self.ops_dir)
             return ops
 
     def append_raw(self, part: str, data: bytes) -> None:
@@ -304,7 +304,7 @@ class OpLog:
             os.fsync(fd)
         finally:
             os.close(fd)
-        _fsync_dir(self.ops_dir)
+        fsync_path(self.ops_dir)
 
     def replace(self, part: str, data: bytes) -> None:
         """Replace a partition's bytes atomically and durably (`tether gc`'s redactions; the
@@ -316,7 +316,7 @@ class OpLog:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-        _fsync_dir(self.ops_dir)
+        fsync_path(self.ops_dir)
 
     # -- verification -----------------------------------------------------------------------
 
@@ -405,7 +405,8 @@ def exclusive(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """Wait until the file or directory at `path` is on disk (a directory: its entries)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

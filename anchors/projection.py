@@ -22,7 +22,7 @@ import apsw
 import orjson
 
 from anchors.operations import Op, OpError, parse_line, validate
-from anchors.oplog import LineIssue, OpLog, exclusive
+from anchors.oplog import LineIssue, OpLog, exclusive, fsync_path
 from anchors.projection_schema import (
     ANCHORS_FROM_RECORDS,
     COLUMNS,
@@ -54,7 +54,7 @@ REBUILD_CACHE_KIB = 2048
 # ... and once the replay is done (building the full-text and anchor tables and the indexes).
 END_CACHE_KIB = 8192
 # A file being rebuilt needs no journal and no syncs as it goes: it is thrown away if the rebuild
-# fails. It is synced once, whole, before it is renamed into place (`_sync_file`): the commits on
+# fails. It is synced once, whole, before it is renamed into place (`fsync_path`): the commits on
 # the way (the replay's, the end's, the checkpoint of the end's WAL) would each wait for the disk.
 # Each pragma runs on its own and its answer is read: `journal_mode` answers a row, and a
 # multi-statement `execute` waits at such a statement until it is read, so whatever follows it in
@@ -373,7 +373,7 @@ class Projection:
                 # The replay's pages are written now: let the disk take them while the end
                 # computes (a thread waiting in fsync), so the sync before the rename has only the
                 # end's own pages left to wait for.
-                early_sync = threading.Thread(target=_sync_file, args=(tmp,), daemon=True)
+                early_sync = threading.Thread(target=fsync_path, args=(tmp,), daemon=True)
                 early_sync.start()
                 if not finish_concurrently(db, tmp, deferred, END_CACHE_KIB):
                     with db:
@@ -387,7 +387,7 @@ class Projection:
         db.execute("PRAGMA journal_mode=WAL")
         if not _copy_into(db, self.path):
             db.close()
-            _sync_file(tmp)
+            fsync_path(tmp)
             os.replace(tmp, self.path)
             for suffix in ("-wal", "-shm"):
                 with contextlib.suppress(FileNotFoundError):
@@ -802,15 +802,6 @@ def _drop_indexes(db: apsw.Connection) -> list[str]:
     for name, _sql in rows:
         db.execute(f'DROP INDEX "{name}"')
     return [str(sql) for _name, sql in rows]
-
-
-def _sync_file(path: Path) -> None:
-    """Wait until the file at `path` is on disk (its writes ran without syncs)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _join(thread: threading.Thread | None) -> None:

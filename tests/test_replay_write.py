@@ -141,7 +141,7 @@ def test_a_rebuilt_file_is_synced_whole_before_it_is_put_in_place(
     _random_log(tether / "ops", 8, count=60)
     events: list[str] = []
     real_sync, real_replace, real_replay = (
-        projection_module._sync_file, projection_module.os.replace, Projection._replay,
+        projection_module.fsync_path, projection_module.os.replace, Projection._replay,
     )  # fmt: skip
 
     def replay(self: Projection, db: Any, *args: Any, **kwargs: Any) -> int:
@@ -157,7 +157,7 @@ def test_a_rebuilt_file_is_synced_whole_before_it_is_put_in_place(
         real_replace(src, dst)
 
     monkeypatch.setattr(Projection, "_replay", replay)
-    monkeypatch.setattr(projection_module, "_sync_file", sync)
+    monkeypatch.setattr(projection_module, "fsync_path", sync)
     monkeypatch.setattr(projection_module.os, "replace", replace)
     Projection(tether, OpLog(tether, "zed@x", "zzzzzz")).db.close()
     tmp = [e.split()[1] for e in events if e.startswith("sync ")]
