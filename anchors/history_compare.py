@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 
+from anchors.keyed import Keyed
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser, Query, Tree
@@ -203,7 +205,7 @@ class Version:
         return self._source[symbol.start_byte : symbol.end_byte]
 
 
-class Found:
+class Found(Keyed):
     """A symbol in one version of a file (immutable; a plain class: see `HistoryEntry`)."""
 
     __slots__ = ("symbol", "version")
@@ -212,14 +214,8 @@ class Found:
         self.symbol = symbol
         self.version = version
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Found)
-        return self.symbol == other.symbol and self.version == other.version
-
-    def __hash__(self) -> int:
-        return hash((self.symbol, self.version))
+    def _key(self) -> tuple[Symbol, Version]:
+        return (self.symbol, self.version)
 
     def __repr__(self) -> str:
         return f"Found(symbol={self.symbol!r}, version={self.version!r})"

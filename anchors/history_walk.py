@@ -35,10 +35,13 @@ from anchors.history_text import (
     line_of,
     spot_of,
 )
+from anchors.keyed import Keyed
 from anchors.languages import language_for_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from anchors.history_git import StrPath
 
 CHANGE_KINDS = ("introduced", "body", "signature", "rename", "move", "file-rename")
@@ -60,7 +63,7 @@ REPLACED_SIMILARITY = 0.9
 PREFETCH = 8
 
 
-class HistoryEntry:
+class HistoryEntry(Keyed):
     """One commit in a symbol's history (immutable; equal when all but `timestamp` are).
 
     A plain class, as are the others on the way of `tether history`: the `dataclasses` module
@@ -89,15 +92,6 @@ class HistoryEntry:
 
     def _key(self) -> tuple[object, ...]:
         return (self.commit, self.changes, self.path, self.symbol, self.author, self.date)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, HistoryEntry)
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def __repr__(self) -> str:
         return (
@@ -813,18 +807,25 @@ class Walker:
             for status, old, new in self.changes_of(parent, sha)
             if status[0] in "AMR" and new != path and language_for_path(new) == language
         ]
-        for status, old_path, new_path in files[: 2 * MOVE_SEARCH_FILES]:
+        return any(
+            compatible(found.symbol, gone.symbol) and similarity(gone, found) > alike
+            for _, found in self.appeared(sha, parent, files[: 2 * MOVE_SEARCH_FILES])
+        )
+
+    def appeared(
+        self, sha: str, parent: str, files: list[tuple[str, str, str]]
+    ) -> Iterator[tuple[str, Found]]:
+        """(path, definition) of the definitions commit `sha` added to `files` ((status, old
+        path, new path) of files it added, changed or renamed), file by file, read as asked."""
+        for status, old_path, new_path in files:
             after = self.blobs.version_at(sha, new_path)
             if after is None:
                 continue
             before = self.blobs.version_at(parent, old_path) if status[0] != "A" else None
             had = {s.name for s in before.symbols} if before is not None else set()
             for sym in after.symbols:
-                if sym.name in had or not compatible(sym, gone.symbol):
-                    continue
-                if similarity(gone, Found(sym, after)) > alike:
-                    return True
-        return False
+                if sym.name not in had:
+                    yield new_path, Found(sym, after)
 
     def merge(
         self, commit: Commit, cur: State, merges: PathDiffs, language: str
@@ -929,8 +930,10 @@ class Walker:
             if status != "D" or old_path == cur.path or language_for_path(old_path) != language:
                 continue
             old = self.blobs.version_at(parents[0], old_path)
-            for sym in old.symbols if old is not None else []:
-                if sym.name == cur.found.name and old is not None:
+            if old is None:
+                continue
+            for sym in old.symbols:
+                if sym.name == cur.found.name:
                     there = Found(sym, old)
                     if similarity(there, cur.found) >= REPLACED_SIMILARITY:
                         return parents[0], old_path, there
@@ -1149,30 +1152,20 @@ class Walker:
         if gone.short_name == cur.found.short_name:
             return False
         language = cur.found.version.language
-        paths = [
-            (old, new)
+        files = [
+            (status, old, new)
             for status, old, new in changes
             if status[0] in "AMR" and language_for_path(new) == language
         ]
-        if len(paths) > 4 * MOVE_SEARCH_FILES:
+        if len(files) > 4 * MOVE_SEARCH_FILES:
             return False
         alike = similarity(gone, cur.found)
-        for old, path in paths:
-            after = self.blobs.version_at(sha, path)
-            if after is None:
-                continue
-            before = self.blobs.version_at(parent, old)
-            present = {s.name for s in before.symbols} if before is not None else set()
-            for sym in after.symbols:
-                if (
-                    sym.name in present
-                    or (path == cur.path and sym.name == cur.found.name)
-                    or not compatible(sym, gone.symbol)
-                ):
-                    continue
-                if similarity(gone, Found(sym, after)) > alike:
-                    return True
-        return False
+        return any(
+            not (path == cur.path and found.name == cur.found.name)
+            and compatible(found.symbol, gone.symbol)
+            and similarity(gone, found) > alike
+            for path, found in self.appeared(sha, parent, files)
+        )
 
     def went_elsewhere(
         self,

@@ -28,6 +28,7 @@ import re
 from functools import cached_property
 
 from anchors.fingerprint import SELF, TokenStream, digest, normalise_tokens
+from anchors.keyed import Keyed
 from anchors.languages import SUPPORTED, parser_for
 
 TYPE_CHECKING = False
@@ -51,7 +52,7 @@ MAX_SIGNATURE_CHARS = 300
 _BINARY_SNIFF = 8192
 
 
-class Symbol:
+class Symbol(Keyed):
     """One definition in a file.
 
     Immutable by convention; equal (and hashed) by name, kind and place, not by content. A plain
@@ -97,15 +98,6 @@ class Symbol:
             self.end_byte,
             self.body_start,
         )
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Symbol)
-        return self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
 
     def with_stream(self, stream: TokenStream | None) -> Symbol:
         """The same symbol, its fingerprints and signature taken from `stream`."""
