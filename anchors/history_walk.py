@@ -25,7 +25,6 @@ from anchors.history_git import (
     TreeChanges,
     file_diffs,
     shallow_commits,
-    tree_changes,
 )
 from anchors.history_text import (
     Spot,
@@ -337,9 +336,11 @@ class Walker:
         # Logs started ahead of the walk, by (commit, path), and the renames found for them.
         self.early: dict[tuple[str, str], FileLog] = {}
         self.changes: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
-        # Renames asked of git by `start_renamed`, read by `finish_renamed`: (parent, commit,
-        # the file's path then) -> git's answer to come.
-        self.pending: dict[tuple[str, str, str], TreeChanges] = {}
+        # What commits changed (renames found), asked of one git process for the whole walk.
+        self.tree = TreeChanges(root)
+        # Renames asked by `start_renamed`, read by `finish_renamed`: (parent, commit, the
+        # file's path then).
+        self.pending: dict[tuple[str, str, str], None] = {}
 
     def record(self, commit: Commit, kinds: list[str], state: State) -> None:
         """Note `commit` as a change of the symbol (the first kinds noted for it stay)."""
@@ -380,9 +381,8 @@ class Walker:
         for early in self.early.values():
             early.close()
         self.early.clear()
-        for asked in self.pending.values():
-            asked.close()
         self.pending.clear()
+        self.tree.close()
 
     def start_renamed(self, log: FileLog, path: str) -> None:
         """Start the walk of the file PATH was renamed from, before the walk gets there: when
@@ -398,16 +398,17 @@ class Walker:
                 continue
             key = (parents[0], commit.sha, path)
             if (parents[0], commit.sha) not in self.changes and key not in self.pending:
-                self.pending[key] = TreeChanges(self.root, parents[0], commit.sha)
+                self.pending[key] = None
+                self.tree.ask(parents[0], commit.sha)
 
     def finish_renamed(self, log: FileLog, path: str) -> None:
         """The second half of `start_renamed`: the logs of the files renamed to PATH, also for
         an added commit the log has shown since (the walk of a file's older name is the longest
         wait of many histories: git's diffs of each commit that touched it)."""
         self.start_renamed(log, path)
-        for (parent, sha, named), asked in list(self.pending.items()):
+        for parent, sha, named in list(self.pending):
             del self.pending[(parent, sha, named)]
-            changes = self.changes.setdefault((parent, sha), asked.result())
+            changes = self.changes.setdefault((parent, sha), self.tree.result(parent, sha))
             for status, old_path, new_path in changes:
                 if status.startswith("R") and new_path == named and language_for_path(old_path):
                     key = (parent, old_path)
@@ -418,7 +419,7 @@ class Walker:
         """What commit `sha` changed against `parent` (renames found), asked of git once."""
         found = self.changes.get((parent, sha))
         if found is None:
-            found = self.changes[(parent, sha)] = tree_changes(self.root, parent, sha)
+            found = self.changes[(parent, sha)] = self.tree.result(parent, sha)
         return found
 
     def _walk_one(
@@ -723,7 +724,8 @@ class Walker:
         """The symbol in the parent's file that `target` came from: same name, else a rename."""
         for sym in old.symbols:
             if sym.name == target.name:
-                return Found(sym, old)
+                namesake = Found(sym, old)
+                return _passed_on(namesake, target, old, new) or namesake
         present = {s.name for s in new.symbols} if new is not None else set()
         gone = [Found(s, old) for s in old.symbols if s.name not in present]
         # A vanished definition whose name appeared under another qualifier in the same commit
@@ -780,9 +782,12 @@ class Walker:
         gone_one = siblings[0]
         if similarity(gone_one, target) < 0.25:
             return None
-        if _switched(patch, gone_one.short_name, target.short_name):
+        others = [Found(s, new) for s in appeared if s.name != target.name]
+        # (A line that reads as switched to another new one too tells nothing: see `_claimed`.)
+        if _switched(patch, gone_one.short_name, target.short_name) and not any(
+            _switched(patch, gone_one.short_name, other.short_name) for other in others
+        ):
             return gone_one
-        others = (Found(s, new) for s in appeared if s.name != target.name)
         if len(appeared) > 1 and any(similarity(gone_one, other) >= 0.25 for other in others):
             return None
         # Nor when its code went to another file of the commit (echo's `listDir`, 0.42 like the
@@ -1148,9 +1153,13 @@ class Walker:
         or changed) than like the symbol: it became that one, and the symbol is new beside it
         (fiber moved the parsers `QueryParser` and `ReqHeaderParser` out of ctx.go into the new
         `queryBinding.Bind` and `headerBinding.Bind`, 0.9 alike, and wrote `cookieBinding.Bind`,
-        0.87 alike to each, beside them). Not asked of commits touching many files."""
-        if gone.short_name == cur.found.short_name:
-            return False
+        0.87 alike to each, beside them). Of the symbol's own name, `gone` became another
+        definition of that name more like it (jackson moved `ThreadLocalRecyclerPool` with its
+        `acquireBufferRecycler` into BufferRecyclerPool.java as `ThreadLocalPool` and wrote
+        `LockFreePool` and others there, each with an `acquireBufferRecycler`: the moved method
+        is ThreadLocalPool's, LockFreePool's is new). Not asked of commits touching many
+        files."""
+        namesake = gone.short_name == cur.found.short_name
         language = cur.found.version.language
         files = [
             (status, old, new)
@@ -1162,6 +1171,7 @@ class Walker:
         alike = similarity(gone, cur.found)
         return any(
             not (path == cur.path and found.name == cur.found.name)
+            and (not namesake or found.short_name == gone.short_name)
             and compatible(found.symbol, gone.symbol)
             and similarity(gone, found) > alike
             for path, found in self.appeared(sha, parent, files)
@@ -1222,8 +1232,9 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
     """Whether `gone` (vanished in this commit) became another definition that appeared in it
     rather than `target`: a changed line names that one where it named `gone`, and no changed
     line names `target` so."""
-    if gone.short_name == target.short_name or _switched(patch, gone.short_name, target.short_name):
+    if gone.short_name == target.short_name:
         return False
+    to_target = _switched(patch, gone.short_name, target.short_name)
     before = {s.name for s in old.symbols}
     others = [
         s
@@ -1233,13 +1244,57 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
         and s.short_name != target.short_name
         and compatible(s, gone.symbol)
     ]
-    if any(_switched(patch, gone.short_name, s.short_name) for s in others):
+    switched = [s for s in others if _switched(patch, gone.short_name, s.short_name)]
+    if to_target:
+        # A changed line names this one where it named `gone`; when it reads as well with
+        # another new one's name (the parts of a split declared alike: vue split
+        # `processDefineOptions(node: Node): boolean` into `processDefineProps(node: Node):
+        # boolean` and `processDefineEmit(node: Node): boolean`), it tells nothing, and the
+        # one of them most like `gone` is what it became.
+        alike = similarity(gone, target)
+        return any(similarity(gone, Found(s, new)) > alike for s in switched)
+    if switched:
         return True
     # Or another definition that appeared is more like it than this one: that one is what it
     # became, this one a new helper beside it (just's `export_environment_variables` became
     # `export`, 0.64 alike, while its loop went into the new `export_scope`, 0.50).
     alike = similarity(gone, target)
     return any(similarity(gone, Found(s, new)) > alike for s in others)
+
+
+def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None) -> Found | None:
+    """The definition `target` was before a commit that gave its name to it from `namesake`
+    (the parent's definition of that name), when the names moved along: `namesake`'s code went
+    on under a name that appeared, and a definition that vanished is what `target` was.
+    starlette renamed the abstract `Route` to `BaseRoute` and `Path(Route)` to
+    `Route(BaseRoute)` in one commit: `Route.__call__` after it is `Path.__call__` (the same
+    code), not the base's `raise NotImplementedError()`, which went on as `BaseRoute.__call__`.
+    None when the namesake is the symbol's past (the usual case: no definition vanished, or
+    the namesake is at least half like the symbol, or nothing like it otherwise)."""
+    if new is None:
+        return None
+    present = {s.name for s in new.symbols}
+    gone = [
+        Found(s, old)
+        for s in old.symbols
+        if s.name not in present and compatible(s, target.symbol)
+    ]
+    if not gone:
+        return None
+    alike = similarity(namesake, target)
+    if alike >= RENAME_SIMILARITY:
+        return None
+    hit = best_match(target, gone, MOVE_SIMILARITY_OTHER_NAME, MOVE_SIMILARITY_OTHER_NAME)
+    if hit is None or hit[1] <= alike:
+        return None
+    before = {s.name for s in old.symbols}
+    went_on = any(
+        s.name not in before
+        and compatible(s, namesake.symbol)
+        and similarity(namesake, Found(s, new)) >= max(RENAME_SIMILARITY, alike)
+        for s in new.symbols
+    )
+    return hit[0] if went_on else None
 
 
 # The words of a line that name something: not `this`, `self` or the keywords of a bare call.

@@ -15,7 +15,7 @@ from anchors.cli.history import fast_args
 from anchors.cli.main import main
 from anchors.gitpipe import GitProcess, run_git
 from anchors.history import symbol_history
-from anchors.history_git import BlobReader, FileLog, file_diffs
+from anchors.history_git import BlobReader, FileLog, TreeChanges, file_diffs
 from tests.test_history import Repo, changes
 
 
@@ -158,6 +158,47 @@ def test_file_diffs_one_entry_per_path(tmp_path: Path) -> None:
     diffs = file_diffs(r.path, first, second, ["a.py", "dir name/b.py", "c.py"])
     assert sorted(diffs) == ["a.py", "dir name/b.py"]
     assert b"+y = 2" in diffs["dir name/b.py"] and b"+x = 2" not in diffs["dir name/b.py"]
+
+
+def test_tree_changes_answers_each_question_of_one_process(tmp_path: Path) -> None:
+    """Renames found, answers in the order asked whatever the order read, and a question git
+    cannot answer (a blob missing from the clone, needed to pair an edited rename) answered
+    empty without costing the questions around it, as a process of its own for each gave."""
+    r = Repo(tmp_path / "r")
+    body = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(20))
+    r.write("a.py", body)
+    r.write("keep.py", "x = 1\n")
+    first = r.commit("one")
+    (r.path / "a.py").rename(r.path / "b.py")
+    r.write("b.py", body.replace("return 3", "return 33"))
+    renamed = r.commit("rename with an edit")
+    r.write("keep.py", "x = 2\n")
+    edited = r.commit("edit")
+    r.write("c.py", "y = 1\n")
+    added = r.commit("add")
+    changes = TreeChanges(r.path)
+    try:
+        changes.ask(edited, added)
+        changes.ask(first, renamed)
+        assert changes.result(first, renamed) == [("R097", "a.py", "b.py")]
+        assert changes.result(edited, added) == [("A", "c.py", "c.py")]
+        assert changes.result(renamed, edited) == [("M", "keep.py", "keep.py")]
+    finally:
+        changes.close()
+    # The renamed file's old blob gone (as in a clone missing objects): git stops at that
+    # question; the others are answered all the same, by a new process.
+    blob = _blob(r, first, "a.py")
+    (r.path / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    changes = TreeChanges(r.path)
+    try:
+        changes.ask(renamed, edited)
+        changes.ask(first, renamed)
+        changes.ask(edited, added)
+        assert changes.result(edited, added) == [("A", "c.py", "c.py")]
+        assert changes.result(first, renamed) == []
+        assert changes.result(renamed, edited) == [("M", "keep.py", "keep.py")]
+    finally:
+        changes.close()
 
 
 def test_file_log_stops_where_the_file_was_added(tmp_path: Path) -> None:
