@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from anchors.history_git import StrPath
+    from anchors.symbols import Symbol
 
 CHANGE_KINDS = ("introduced", "body", "signature", "rename", "move", "file-rename")
 # Below this similarity a definition that vanished is not taken for the one that appeared.
@@ -784,8 +785,8 @@ class Walker:
             return None
         others = [Found(s, new) for s in appeared if s.name != target.name]
         # (A line that reads as switched to another new one too tells nothing: see `_claimed`.)
-        if _switched(patch, gone_one.short_name, target.short_name) and not any(
-            _switched(patch, gone_one.short_name, other.short_name) for other in others
+        if _switched(patch, gone_one.short_name, target.short_name) and not _switched_to(
+            patch, gone_one, [o.symbol for o in others], old, new
         ):
             return gone_one
         if len(appeared) > 1 and any(similarity(gone_one, other) >= 0.25 for other in others):
@@ -1244,7 +1245,7 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
         and s.short_name != target.short_name
         and compatible(s, gone.symbol)
     ]
-    switched = [s for s in others if _switched(patch, gone.short_name, s.short_name)]
+    switched = _switched_to(patch, gone, others, old, new)
     if to_target:
         # A changed line names this one where it named `gone`; when it reads as well with
         # another new one's name (the parts of a split declared alike: vue split
@@ -1262,6 +1263,26 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
     return any(similarity(gone, Found(s, new)) > alike for s in others)
 
 
+def _switched_to(
+    patch: Patch | None, gone: Found, candidates: list[Symbol], old: Version, new: Version
+) -> list[Symbol]:
+    """The `candidates` (definitions that appeared) that a changed line names where it named
+    `gone`, leaving out those whose line another vanished definition's name explains as well
+    (gin renamed `formValue` to `query` and `postFormValue` to `postForm` in one commit, both
+    declared `(key string) (string, bool)`: `formValue`'s line renamed reads as `postForm`'s,
+    which is `postFormValue`'s)."""
+    hits = [s for s in candidates if _switched(patch, gone.short_name, s.short_name)]
+    if not hits:
+        return hits
+    present = {s.name for s in new.symbols}
+    vanished = {
+        s.short_name
+        for s in old.symbols
+        if s.name not in present and s.short_name != gone.short_name
+    }
+    return [s for s in hits if not any(_switched(patch, v, s.short_name) for v in vanished)]
+
+
 def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None) -> Found | None:
     """The definition `target` was before a commit that gave its name to it from `namesake`
     (the parent's definition of that name), when the names moved along: `namesake`'s code went
@@ -1275,9 +1296,7 @@ def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None
         return None
     present = {s.name for s in new.symbols}
     gone = [
-        Found(s, old)
-        for s in old.symbols
-        if s.name not in present and compatible(s, target.symbol)
+        Found(s, old) for s in old.symbols if s.name not in present and compatible(s, target.symbol)
     ]
     if not gone:
         return None

@@ -1,0 +1,223 @@
+"""`tether history`: cases the eighth held-out accuracy round found (bench/anchors/truth,
+`held_out_round: 8`), each a synthetic history in a real git repository, walked the three ways of
+tests/test_history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from anchors.history import symbol_history
+from tests.test_history import Repo, changes, log_kind  # noqa: F401  (log_kind: autouse)
+
+ABSTRACT = (
+    "class {name}{base}:\n"
+    "    def matches(self, scope):\n"
+    "        raise NotImplementedError()\n"
+    "\n"
+    "    def __call__(self, scope):\n"
+    "        raise NotImplementedError()\n"
+)
+
+CONCRETE = (
+    "class {name}({base}):\n"
+    "    def __init__(self, path, app, methods=()):\n"
+    "        self.path = path\n"
+    "        self.app = app\n"
+    "        self.methods = methods\n"
+    "\n"
+    "    def __call__(self, scope):\n"
+    "        if self.methods and scope['method'] not in self.methods:\n"
+    "            return PlainTextResponse('Method Not Allowed', status_code={status})\n"
+    "        return self.app(scope)\n"
+)
+
+
+def _routing(abstract: str, concrete: str, base: str, status: int) -> str:
+    return (
+        ABSTRACT.format(name=abstract, base=base)
+        + "\n\n"
+        + CONCRETE.format(name=concrete, base=abstract, status=status)
+    )
+
+
+def test_names_passed_on_in_one_commit(tmp_path: Path) -> None:
+    """starlette `Route.handle`: one commit renamed the abstract base `Route` to `BaseRoute` and
+    the concrete `Path(Route)` to `Route(BaseRoute)`. The method `Route.__call__` after it is
+    `Path.__call__` before it (the same code), not the base's `raise NotImplementedError()`
+    that had its name: the history continues into `Path.__call__`."""
+    r = Repo(tmp_path / "r")
+    r.write("routing.py", _routing("Route", "Path", "", 406))
+    born = r.commit("Route and Path")
+    r.write("routing.py", _routing("Route", "Path", "", 405))
+    edited = r.commit("405 for a method not allowed")
+    r.write("routing.py", _routing("BaseRoute", "Route", "", 405))
+    renamed = r.commit("routing interface: Path is Route, Route is BaseRoute")
+    history = symbol_history(r.path, "routing.py", "Route.__call__")
+    assert [e.commit for e in history.commits] == [renamed, edited, born]
+    assert "rename" in history.commits[0].changes
+    assert (history.commits[1].path, history.commits[1].symbol) == ("routing.py", "Path.__call__")
+
+    # A namesake rewritten in place stays the symbol's past, however unlike: nothing else
+    # that vanished is like the new code.
+    q = Repo(tmp_path / "q")
+    q.write("routing.py", ABSTRACT.format(name="Route", base=""))
+    first = q.commit("abstract route")
+    q.write("routing.py", CONCRETE.format(name="Route", base="object", status=405))
+    rewritten = q.commit("a concrete route")
+    history = symbol_history(q.path, "routing.py", "Route.__call__")
+    assert changes(history.commits)[0][0] == rewritten
+    assert [e.commit for e in history.commits] == [rewritten, first]
+
+
+POOLS_BEFORE = (
+    "class ThreadLocalRecyclerPool:\n"
+    "    def acquire_buffer_recycler(self, factory):\n"
+    "        return get_buffer_recycler()\n"
+    "\n"
+    "    def release_buffer_recycler(self, recycler):\n"
+    "        pass\n"
+    "\n"
+    "\n"
+    "def get_buffer_recycler():\n"
+    "    return _local.recycler or BufferRecycler()\n"
+)
+
+POOLS_AFTER = "def get_buffer_recycler():\n    return _local.recycler or BufferRecycler()\n"
+
+POOL_AFTER = (
+    "class ThreadLocalPool(BufferRecyclerPool):\n"
+    "    def acquire_buffer_recycler(self):\n"
+    "        return recyclers.get_buffer_recycler()\n"
+    "\n"
+    "\n"
+    "class LockFreePool(BufferRecyclerPool):\n"
+    "    def acquire_buffer_recycler(self):\n"
+    "        return self._get_recycler().with_pool(self)\n"
+    "\n"
+    "    def _get_recycler(self):\n"
+    "        for attempt in range(3):\n"
+    "            head = self.head.get()\n"
+    "            if head is None:\n"
+    "                return BufferRecycler()\n"
+    "        return BufferRecycler()\n"
+)
+
+
+def test_a_moved_method_goes_to_the_namesake_most_like_it(tmp_path: Path) -> None:
+    """jackson-core `LockFreePoolBase.acquirePooled`: one commit moved a pool class with its
+    method `acquireBufferRecycler` into another file under a new class name, and wrote more
+    pool classes there with a method of the same name. The moved method is the new
+    `ThreadLocalPool`'s (most like it); `LockFreePool`'s, also alike enough to pass for a
+    move of a method of its name, is new."""
+    r = Repo(tmp_path / "r")
+    r.write("pools.py", POOLS_BEFORE)
+    r.write("pool.py", "class BufferRecyclerPool:\n    def acquire_and_link(self):\n        pass\n")
+    born = r.commit("thread-local pool")
+    r.write("pools.py", POOLS_AFTER)
+    r.write(
+        "pool.py",
+        "class BufferRecyclerPool:\n    def acquire_and_link(self):\n        pass\n\n\n"
+        + POOL_AFTER,
+    )
+    moved = r.commit("introducing BufferRecyclerPool")
+    history = symbol_history(r.path, "pool.py", "LockFreePool.acquire_buffer_recycler")
+    assert changes(history.commits) == [(moved, ("introduced",))]
+    history = symbol_history(r.path, "pool.py", "ThreadLocalPool.acquire_buffer_recycler")
+    assert [e.commit for e in history.commits] == [moved, born]
+    assert "move" in history.commits[0].changes
+
+
+OPTIONS = (
+    "def process_define_options(node):\n"
+    "    if not is_call_of(node, DEFINE_OPTIONS):\n"
+    "        return False\n"
+    "    if has_define_options_call:\n"
+    "        error(f'duplicate {DEFINE_OPTIONS}() call', node)\n"
+    "    has_define_options_call = True\n"
+    "    options_runtime_decl = node.arguments[0]\n"
+    "    options_type_decl = node.type_parameters\n"
+    "    props_type_decl = options_type_decl.props\n"
+    "    emit_type_decl = options_type_decl.emit\n"
+    "    return True\n"
+)
+
+PROPS = (
+    "def process_define_props(node):\n"
+    "    if not is_call_of(node, DEFINE_PROPS):\n"
+    "        return False\n"
+    "    if has_define_props_call:\n"
+    "        error(f'duplicate {DEFINE_PROPS}() call', node)\n"
+    "    has_define_props_call = True\n"
+    "    props_runtime_decl = node.arguments[0]\n"
+    "    props_type_decl = node.type_parameters\n"
+    "    return True\n"
+)
+
+EMIT = (
+    "def process_define_emit(node):\n"
+    "    if not is_call_of(node, DEFINE_EMIT):\n"
+    "        return False\n"
+    "    if has_define_emit_call:\n"
+    "        error(f'duplicate {DEFINE_EMIT}() call', node)\n"
+    "    emit_type_decl = node.type_parameters\n"
+    "    return True\n"
+)
+
+
+def test_a_split_whose_parts_share_the_declaration_line(tmp_path: Path) -> None:
+    """vue `processDefineEmits`: `processDefineOptions` was split into `processDefineProps`
+    and `processDefineEmit`, both declared `function processDefineX(node: Node): boolean {`,
+    so the old declaration line, renamed, is a line of each. That line tells nothing: the part
+    most like the old function (props) is its later name, and the other part is new."""
+    r = Repo(tmp_path / "r")
+    r.write("script.py", OPTIONS + "\n\ndef walk(node):\n    process_define_options(node)\n")
+    born = r.commit("defineOptions")
+    r.write(
+        "script.py",
+        PROPS
+        + "\n\n"
+        + EMIT
+        + "\n\ndef walk(node):\n    process_define_props(node) or process_define_emit(node)\n",
+    )
+    split = r.commit("defineOptions -> defineProps + defineEmit")
+    history = symbol_history(r.path, "script.py", "process_define_emit")
+    assert changes(history.commits) == [(split, ("introduced",))]
+    history = symbol_history(r.path, "script.py", "process_define_props")
+    assert [e.commit for e in history.commits] == [split, born]
+    assert "rename" in history.commits[0].changes
+
+
+def test_renames_declared_alike_in_one_commit(tmp_path: Path) -> None:
+    """gin `Context.GetQuery` (third round), kept right by the rule above: one commit renamed
+    `form_value` to `query` (and changed its body) and `post_form_value` to `post_form`, both
+    declared alike. `form_value`'s declaration renamed reads as `post_form`'s too, but that line
+    is `post_form_value`'s: `query` is still `form_value` renamed."""
+    r = Repo(tmp_path / "r")
+    form = (
+        "class Context:\n"
+        "    def form_value(self, key):\n"
+        "        req = self.request\n"
+        "        values = req.form.get(key)\n"
+        "        if values:\n"
+        "            return values[0], True\n"
+        "        return '', False\n"
+        "\n"
+        "    def post_form_value(self, key):\n"
+        "        req = self.request\n"
+        "        values = req.post_form.get(key)\n"
+        "        if values:\n"
+        "            return values[0], True\n"
+        "        return '', False\n"
+    )
+    r.write("context.py", form)
+    born = r.commit("form values")
+    renamed = (
+        form.replace("def form_value", "def query")
+        .replace("req.form.get(key)", "req.url.query().get(key)")
+        .replace("def post_form_value", "def post_form")
+    )
+    r.write("context.py", renamed)
+    commit = r.commit("renames new API for query and postform")
+    history = symbol_history(r.path, "context.py", "Context.query")
+    assert [e.commit for e in history.commits] == [commit, born]
+    assert "rename" in history.commits[0].changes
