@@ -13,9 +13,10 @@ import pytest
 from anchors import history_walk
 from anchors.cli.history import fast_args
 from anchors.cli.main import main
+from anchors.git import find_repo
 from anchors.gitpipe import GitProcess, run_git
 from anchors.history import symbol_history
-from anchors.history_git import BlobReader, FileLog, TreeChanges, file_diffs
+from anchors.history_git import BlobReader, FileLog, TreeChanges, _plain_repository, file_diffs
 from tests.test_history import Repo, changes
 
 
@@ -199,6 +200,34 @@ def test_tree_changes_answers_each_question_of_one_process(tmp_path: Path) -> No
         assert changes.result(renamed, edited) == [("M", "keep.py", "keep.py")]
     finally:
         changes.close()
+
+
+def test_plain_repository_is_what_git_says_or_left_to_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tether history` reads where a plain repository is without asking git; it gives what
+    `find_repo` (git rev-parse) gives, and leaves every other layout to git."""
+    r = Repo(tmp_path / "r")
+    r.write("pkg/deep/a.py", "x = 1\n")
+    r.commit("one")
+    for start in (r.path, r.path / "pkg" / "deep"):
+        found = find_repo(start)
+        assert _plain_repository(str(start)) == (str(found.root), str(found.git_dir))
+    # Left to git: inside the git directory, a bare repository, a linked worktree, a work tree
+    # set in the config, an environment that moves git's search, no repository at all.
+    assert _plain_repository(str(r.path / ".git" / "refs")) is None
+    bare = tmp_path / "bare.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(r.path), str(bare)], check=True)
+    assert _plain_repository(str(bare)) is None
+    linked = tmp_path / "linked"
+    r.git("worktree", "add", "-q", str(linked))
+    assert (linked / ".git").is_file() and _plain_repository(str(linked)) is None
+    assert _plain_repository(str(tmp_path)) is None
+    monkeypatch.setenv("GIT_DIR", str(r.path / ".git"))
+    assert _plain_repository(str(r.path)) is None
+    monkeypatch.delenv("GIT_DIR")
+    r.git("config", "core.worktree", str(r.path))
+    assert _plain_repository(str(r.path)) is None
 
 
 def test_file_log_stops_where_the_file_was_added(tmp_path: Path) -> None:

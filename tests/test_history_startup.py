@@ -24,6 +24,7 @@ class Stdout:
     buffer = out
     def write(self, text): out.write(text.encode())
     def flush(self): pass
+    def isatty(self): return False
 with contextlib.redirect_stdout(Stdout()):
     code = main(sys.argv[1:])
 print(code, sorted(m for m in {avoided!r} if m in sys.modules), file=sys.stderr)
@@ -32,6 +33,11 @@ sys.stderr.write(out.getvalue().decode())
 
 
 def _history(repo: Path, *args: str) -> tuple[str, list[str], dict[str, object]]:
+    code, imported, out = _history_text(repo, *args)
+    return code, imported, json.loads(out)
+
+
+def _history_text(repo: Path, *args: str) -> tuple[str, list[str], str]:
     env = {**os.environ, "TETHER_COMMIT_GRAPH": "0"}
     result = subprocess.run(
         [sys.executable, "-c", RUN.format(avoided=AVOIDED), *args],
@@ -43,7 +49,7 @@ def _history(repo: Path, *args: str) -> tuple[str, list[str], dict[str, object]]
     )
     first, _, rest = result.stderr.partition("\n")
     code, _, imported = first.partition(" ")
-    return code, eval(imported), json.loads(rest)  # noqa: S307 - our own repr of a list
+    return code, eval(imported), rest  # noqa: S307 - our own repr of a list
 
 
 def test_history_imports_none_of_the_slow_modules_and_answers(repo: Path) -> None:
@@ -66,6 +72,19 @@ def test_history_imports_none_of_the_slow_modules_and_answers(repo: Path) -> Non
     assert isinstance(commits, list)
     assert [c["changes"] for c in commits] == [["body", "signature"], ["introduced"]]
     assert commits[0]["commit"] == git(repo, "rev-parse", "HEAD~1").strip()
+
+
+def test_history_as_a_table_imports_none_of_them_either(repo: Path) -> None:
+    """The table (plain lines when piped) is printed through `anchors.cli.output`, which
+    imports `typing` only for the type checker."""
+    (repo / "calc.py").write_text("def total(xs):\n    return sum(xs)\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "add total")
+    code, imported, out = _history_text(repo, "history", "calc.py::total")
+    assert code == "0"
+    assert imported == []
+    assert out.split("\t")[0] == git(repo, "rev-parse", "HEAD").strip()[:12]
+    assert "introduced" in out
 
 
 def test_the_slow_modules_are_the_ones_a_plain_import_would_bring(repo: Path) -> None:
