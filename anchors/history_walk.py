@@ -1232,7 +1232,8 @@ def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple
 def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patch | None) -> bool:
     """Whether `gone` (vanished in this commit) became another definition that appeared in it
     rather than `target`: a changed line names that one where it named `gone`, and no changed
-    line names `target` so."""
+    line names `target` so (or one does, but reads as well with that one's name, and that one
+    is more like `gone`)."""
     if gone.short_name == target.short_name:
         return False
     to_target = _switched(patch, gone.short_name, target.short_name)
@@ -1245,16 +1246,16 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
         and s.short_name != target.short_name
         and compatible(s, gone.symbol)
     ]
-    switched = _switched_to(patch, gone, others, old, new)
     if to_target:
         # A changed line names this one where it named `gone`; when it reads as well with
         # another new one's name (the parts of a split declared alike: vue split
         # `processDefineOptions(node: Node): boolean` into `processDefineProps(node: Node):
         # boolean` and `processDefineEmit(node: Node): boolean`), it tells nothing, and the
         # one of them most like `gone` is what it became.
+        switched = _switched_to(patch, gone, others, old, new)
         alike = similarity(gone, target)
         return any(similarity(gone, Found(s, new)) > alike for s in switched)
-    if switched:
+    if any(_switched(patch, gone.short_name, s.short_name) for s in others):
         return True
     # Or another definition that appeared is more like it than this one: that one is what it
     # became, this one a new helper beside it (just's `export_environment_variables` became
@@ -1290,13 +1291,21 @@ def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None
     starlette renamed the abstract `Route` to `BaseRoute` and `Path(Route)` to
     `Route(BaseRoute)` in one commit: `Route.__call__` after it is `Path.__call__` (the same
     code), not the base's `raise NotImplementedError()`, which went on as `BaseRoute.__call__`.
-    None when the namesake is the symbol's past (the usual case: no definition vanished, or
-    the namesake is at least half like the symbol, or nothing like it otherwise)."""
+    Only names passed along by their qualifiers (classes renamed): a function whose body took
+    in another's that vanished beside it (jackson inlined `LockFreePool._getRecycler` into
+    `acquireBufferRecycler`, whose old one-line body went to a new default method of the
+    interface) stays a change of its own name. None when the namesake is the symbol's past
+    (the usual case: no definition vanished, or the namesake is at least half like the
+    symbol)."""
     if new is None:
         return None
     present = {s.name for s in new.symbols}
     gone = [
-        Found(s, old) for s in old.symbols if s.name not in present and compatible(s, target.symbol)
+        Found(s, old)
+        for s in old.symbols
+        if s.name not in present
+        and s.short_name == target.short_name
+        and compatible(s, target.symbol)
     ]
     if not gone:
         return None
@@ -1309,6 +1318,7 @@ def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None
     before = {s.name for s in old.symbols}
     went_on = any(
         s.name not in before
+        and s.short_name == namesake.short_name
         and compatible(s, namesake.symbol)
         and similarity(namesake, Found(s, new)) >= max(RENAME_SIMILARITY, alike)
         for s in new.symbols

@@ -221,3 +221,39 @@ def test_renames_declared_alike_in_one_commit(tmp_path: Path) -> None:
     history = symbol_history(r.path, "context.py", "Context.query")
     assert [e.commit for e in history.commits] == [commit, born]
     assert "rename" in history.commits[0].changes
+
+
+def test_a_method_that_took_in_a_helper_keeps_its_name(tmp_path: Path) -> None:
+    """jackson-core `LockFreePool.acquireBufferRecycler`: a commit inlined the helper
+    `_get_recycler` into it and moved its old one-line body (`return
+    self._get_recycler().with_pool(self)`) to a new method of the base class. The method is
+    a change under its own name, not `_get_recycler` renamed: only names passed along with
+    their classes (the rule above) make a namesake not the symbol's past."""
+    r = Repo(tmp_path / "r")
+    loop = (
+        "        for attempt in range(3):\n"
+        "            head = self.head.get()\n"
+        "            if head is None:\n"
+        "                return BufferRecycler()\n"
+        "            if self.head.compare_and_set(head, head.next):\n"
+        "                return head.value\n"
+        "        return BufferRecycler()\n"
+    )
+    r.write(
+        "pool.py",
+        "class Pool:\n    def release(self, recycler):\n        pass\n\n\n"
+        "class LockFreePool(Pool):\n"
+        "    def acquire(self):\n        return self._get_recycler().with_pool(self)\n\n"
+        "    def _get_recycler(self):\n" + loop,
+    )
+    born = r.commit("lock-free pool")
+    r.write(
+        "pool.py",
+        "class Pool:\n    def release(self, recycler):\n        pass\n\n"
+        "    def acquire_and_link(self):\n        return self.acquire().with_pool(self)\n\n\n"
+        "class LockFreePool(Pool):\n"
+        "    def acquire(self):\n" + loop,
+    )
+    inlined = r.commit("external pool pluggability")
+    history = symbol_history(r.path, "pool.py", "LockFreePool.acquire")
+    assert changes(history.commits) == [(inlined, ("body",)), (born, ("introduced",))]
