@@ -257,3 +257,39 @@ def test_a_method_that_took_in_a_helper_keeps_its_name(tmp_path: Path) -> None:
     inlined = r.commit("external pool pluggability")
     history = symbol_history(r.path, "pool.py", "LockFreePool.acquire")
     assert changes(history.commits) == [(inlined, ("body",)), (born, ("introduced",))]
+
+
+def test_parallel_renames_beside_a_new_helper(tmp_path: Path) -> None:
+    """zod `ZodNumber.setLimit` (first round), kept right by the rules above: `min` and `max`,
+    declared alike, became `gte` and `lte`, thin wrappers of the new `set_limit`, which took
+    their bodies. `min`'s declaration renamed reads as `gte`'s (and as `lte`'s, as `max`'s
+    does): that line still says `min` became one of them, not `set_limit`, which is new."""
+    r = Repo(tmp_path / "r")
+    check = (
+        "        return self._add_check(\n"
+        "            {{'kind': {kind}, 'value': value, 'inclusive': {inclusive},\n"
+        "             'message': to_string(message)}}\n"
+        "        )\n"
+    )
+    r.write(
+        "number.py",
+        "class ZodNumber:\n"
+        "    def min(self, value, message=None):\n"
+        + check.format(kind="'min'", inclusive="True")
+        + "\n    def max(self, value, message=None):\n"
+        + check.format(kind="'max'", inclusive="True"),
+    )
+    r.commit("min and max")
+    r.write(
+        "number.py",
+        "class ZodNumber:\n"
+        "    def gte(self, value, message=None):\n"
+        "        return self.set_limit('min', value, True, message)\n"
+        "\n    def lte(self, value, message=None):\n"
+        "        return self.set_limit('max', value, True, message)\n"
+        "\n    def set_limit(self, kind, value, inclusive, message):\n"
+        + check.format(kind="kind", inclusive="inclusive"),
+    )
+    limits = r.commit("gt, gte, lt, lte")
+    history = symbol_history(r.path, "number.py", "ZodNumber.set_limit")
+    assert changes(history.commits) == [(limits, ("introduced",))]
