@@ -30,11 +30,18 @@ _INDEX = rb"^index ([0-9a-f]+)\.\.([0-9a-f]+)"
 _RAW = rb"^:\d+ \d+ ([0-9a-f]+) ([0-9a-f]+) "
 
 
-def _compiled(pattern: bytes) -> Pattern[bytes]:
-    """A line pattern, compiled at first use (`re` keeps it)."""
-    import re
+_PATTERNS: dict[bytes, Pattern[bytes]] = {}
 
-    return re.compile(pattern, re.MULTILINE)
+
+def _compiled(pattern: bytes) -> Pattern[bytes]:
+    """A line pattern, compiled at first use and kept here (`re.compile`'s own cache costs a
+    lookup of several microseconds at each of the walk's thousands of calls)."""
+    compiled = _PATTERNS.get(pattern)
+    if compiled is None:
+        import re
+
+        compiled = _PATTERNS[pattern] = re.compile(pattern, re.MULTILINE)
+    return compiled
 
 
 def _zero(sha: str) -> bool:
