@@ -12,12 +12,12 @@ from pathlib import Path
 
 from tests.conftest import git
 
-# Modules `tether history` used to import on its way (each ~2-5 ms): `typing` (also through the
-# `tree_sitter` package's __init__), `pathlib`, `dataclasses` with `inspect`.
-AVOIDED = ("typing", "pathlib", "dataclasses", "inspect", "tree_sitter")
+# Modules `tether history` used to import on its way (each ~0.5-5 ms): `typing` (also through the
+# `tree_sitter` package's __init__), `pathlib`, `dataclasses` with `inspect`, `contextlib`.
+AVOIDED = ("typing", "pathlib", "dataclasses", "inspect", "tree_sitter", "contextlib")
 
 RUN = """
-import contextlib, io, sys
+import io, sys
 from anchors.cli.main import main
 out = io.BytesIO()
 class Stdout:
@@ -25,8 +25,11 @@ class Stdout:
     def write(self, text): out.write(text.encode())
     def flush(self): pass
     def isatty(self): return False
-with contextlib.redirect_stdout(Stdout()):
+real, sys.stdout = sys.stdout, Stdout()
+try:
     code = main(sys.argv[1:])
+finally:
+    sys.stdout = real
 print(code, sorted(m for m in {avoided!r} if m in sys.modules), file=sys.stderr)
 sys.stderr.write(out.getvalue().decode())
 """
