@@ -1299,18 +1299,23 @@ def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None
     symbol)."""
     if new is None:
         return None
-    present = {s.name for s in new.symbols}
-    gone = [
-        Found(s, old)
+    # Cheapest first: most walks never get past this (no other definition of the last name),
+    # and the newer file is parsed only past the likeness check.
+    rivals = [
+        s
         for s in old.symbols
-        if s.name not in present
-        and s.short_name == target.short_name
+        if s.short_name == target.short_name
+        and s.name != namesake.name
         and compatible(s, target.symbol)
     ]
-    if not gone:
+    if not rivals:
         return None
     alike = similarity(namesake, target)
     if alike >= RENAME_SIMILARITY:
+        return None
+    present = {s.name for s in new.symbols}
+    gone = [Found(s, old) for s in rivals if s.name not in present]
+    if not gone:
         return None
     hit = best_match(target, gone, MOVE_SIMILARITY_OTHER_NAME, MOVE_SIMILARITY_OTHER_NAME)
     if hit is None or hit[1] <= alike:
