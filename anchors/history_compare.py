@@ -37,6 +37,9 @@ class Version:
     ) -> None:
         self.blob = blob
         self.language = language
+        # The grammar the blob was read with: the language's, or TypeScript's for JavaScript
+        # with Flow's type annotations (see `symbols`).
+        self.grammar = language
         self.snippet = snippet  # a symbol's lines under its enclosing declarations, not a file
         self._source = source
         self._base = base
@@ -78,16 +81,25 @@ class Version:
                 self._symbols = []
             else:
                 self._source = source
-                self._tree = self._parse(parser_for(self.language), source)
-                self._symbols = symbols_from_tree(self._tree, source, self.language)
+                tree = self._parse(parser_for(self.language), source, self.language)
+                if self.language == "javascript" and tree.root_node.has_error:
+                    # JavaScript with Flow's type annotations (graphql-js until 2021, React):
+                    # JavaScript's grammar gives up on them, often for the whole file (no
+                    # definitions at all, so a history ended where a file was converted to
+                    # TypeScript); TypeScript's reads them, all but a few Flow-only forms.
+                    typed = self._parse(parser_for("typescript"), source, "typescript")
+                    if _error_bytes(typed.root_node) < _error_bytes(tree.root_node):
+                        tree, self.grammar = typed, "typescript"
+                self._tree = tree
+                self._symbols = symbols_from_tree(tree, source, self.grammar)
             self._base = None
         return self._symbols
 
-    def _parse(self, parser: Parser, source: bytes) -> Tree:
+    def _parse(self, parser: Parser, source: bytes, grammar: str) -> Tree:
         """Parse, reusing the tree of a neighbouring version: consecutive versions of a file
         differ in a few lines, and tree-sitter re-parses only around the edit."""
         base = self._base
-        if base is None or base._tree is None or base.language != self.language:
+        if base is None or base._tree is None or base.grammar != grammar:
             return parser.parse(source)
         old = base._source
         start = _common_prefix(old, source)
@@ -114,7 +126,7 @@ class Version:
 
         self.symbols  # noqa: B018 - parses
         assert self._tree is not None
-        spec = SUPPORTED[self.language]
+        spec = SUPPORTED[self.grammar]
         comments, blocks = spec.comment_types, spec.block_types
         source = self._source
         out: list[str] = []
@@ -150,8 +162,8 @@ class Version:
         cached = self._flats.get(key)
         if cached is not None:
             return cached
-        query = _marks_query(self.language)
-        self.symbols  # noqa: B018 - parses
+        self.symbols  # noqa: B018 - parses (and settles the grammar)
+        query = _marks_query(self.grammar)
         if query is None or self._tree is None:
             text = squeeze(self.norm(start, end, own_name))
             self._flats[key] = text
@@ -203,6 +215,20 @@ class Version:
     def text_of(self, symbol: Symbol) -> bytes:
         """The symbol's source bytes."""
         return self._source[symbol.start_byte : symbol.end_byte]
+
+
+def _error_bytes(root: Node) -> int:
+    """How much of a parse tree error recovery took: the bytes under ERROR nodes (a missing
+    token counts one). Only the paths to errors are walked."""
+    total = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            total += max(node.end_byte - node.start_byte, 1)
+            continue
+        stack.extend(child for child in node.children if child.has_error)
+    return total
 
 
 class Found(Keyed):

@@ -293,3 +293,47 @@ def test_parallel_renames_beside_a_new_helper(tmp_path: Path) -> None:
     limits = r.commit("gt, gte, lt, lte")
     history = symbol_history(r.path, "number.py", "ZodNumber.set_limit")
     assert changes(history.commits) == [(limits, ("introduced",))]
+
+
+FLOW = (
+    "/* @flow */\n"
+    "import type {{ Context }} from './context';\n"
+    "import {{ invariant }} from './invariant';\n"
+    "\n"
+    "export function completeValue(ctx: Context, value: mixed, path: Array<string>): ?string {{\n"
+    "  if (value == null) {{\n"
+    "    return {empty};\n"
+    "  }}\n"
+    "  return String(value);\n"
+    "}}\n"
+    "\n"
+    "function resolveField(ctx: Context, name: string): mixed {{\n"
+    "  const field = ctx.fields[name];\n"
+    "  invariant(field, 'no field');\n"
+    "  return field.resolve(ctx);\n"
+    "}}\n"
+)
+
+
+def test_a_history_through_flow_typed_javascript(tmp_path: Path) -> None:
+    """graphql-js: until 2021 its sources were JavaScript with Flow's type annotations, which
+    JavaScript's grammar cannot read (here it gives up from the first annotated function on:
+    no definitions), then renamed to TypeScript. The history of a function goes on through
+    the Flow versions, read with TypeScript's grammar, to where it was written."""
+    r = Repo(tmp_path / "r")
+    r.write("src/execute.js", FLOW.format(empty="null"))
+    born = r.commit("execute")
+    r.write("src/execute.js", FLOW.format(empty="undefined"))
+    edited = r.commit("undefined for null")
+    r.write("src/execute.js", FLOW.format(empty="undefined") + "\nexport const x = 1;\n")
+    r.commit("another export")
+    r.git("mv", "src/execute.js", "src/execute.ts")
+    r.write(
+        "src/execute.ts",
+        FLOW.format(empty="undefined").replace("/* @flow */\n", "").replace("?string", "string"),
+    )
+    converted = r.commit("migrate to TypeScript")
+    history = symbol_history(r.path, "src/execute.ts", "completeValue")
+    assert [e.commit for e in history.commits] == [converted, edited, born]
+    assert history.commits[-1].changes == ("introduced",)
+    assert history.commits[1].path == "src/execute.js"

@@ -121,9 +121,22 @@ def _assigned(node: Node) -> str | None:
     return None
 
 
+def _broken(node: Node) -> int:
+    """Bytes under ERROR nodes (a missing token counts one)."""
+    if node.type == "ERROR" or node.is_missing:
+        return max(node.end_byte - node.start_byte, 1)
+    return sum(_broken(c) for c in node.children if c.has_error)
+
+
 def find(source: bytes, language: str, symbol: str) -> str | None:
-    """The text of the definition whose qualified name is `symbol`, comments removed."""
+    """The text of the definition whose qualified name is `symbol`, comments removed.
+    JavaScript that its grammar cannot read (Flow's type annotations) is read as TypeScript
+    when that grammar recovers from less."""
     tree = _parser(language).parse(source)
+    if language == "javascript" and tree.root_node.has_error:
+        typed = _parser("typescript").parse(source)
+        if _broken(typed.root_node) < _broken(tree.root_node):
+            tree, language = typed, "typescript"
     if language == "tsx":  # TypeScript with JSX: the same definitions
         language = "typescript"
     found: list[Node] = []
