@@ -840,7 +840,7 @@ class Walker:
         follow: list[tuple[str, State]] = []
         same_as_a_parent = False
         first: list[str] | None = None
-        for index, parent in enumerate(commit.parents):
+        for parent in commit.parents:
             patch = merges.diff(commit.sha, parent)
             if patch.old_blob is None and patch.hunks:  # the file is not in this parent
                 continue
@@ -853,7 +853,10 @@ class Walker:
             if step is None:
                 continue
             kinds, older = step
-            if index == 0:
+            if first is None:
+                # The first parent that has the symbol: a merge that brings a branch's changed
+                # version into a line that never had it (graphql-js's unifyBuildSchema merge
+                # differs from both its parents) is a change too, when it is no parent's.
                 first = kinds
             if not kinds and older.found.name == cur.found.name:
                 same_as_a_parent = True

@@ -337,3 +337,28 @@ def test_a_history_through_flow_typed_javascript(tmp_path: Path) -> None:
     assert [e.commit for e in history.commits] == [converted, edited, born]
     assert history.commits[-1].changes == ("introduced",)
     assert history.commits[1].path == "src/execute.js"
+
+
+def test_a_merge_that_changed_a_branch_definition_the_mainline_never_had(tmp_path: Path) -> None:
+    """graphql-js `buildFieldMap` (a supplement to the eighth round): a branch added a method
+    and changed it; the merge into a mainline that never had it changed it again (it differs
+    from both parents). The merge is a change of the symbol, as any merge that is no parent's
+    version of it."""
+    r = Repo(tmp_path / "r")
+    r.write("lib.py", "def main():\n    return 1\n")
+    r.commit("main")
+    r.git("checkout", "-q", "-b", "feature")
+    r.write("lib.py", "def main():\n    return 1\n\n\ndef helper(x):\n    return x + 1\n")
+    added = r.commit("helper")
+    r.write("lib.py", "def main():\n    return 1\n\n\ndef helper(x):\n    return x + 2\n")
+    edited = r.commit("helper: two")
+    r.git("checkout", "-q", "-")
+    r.write("other.py", "def other():\n    return 0\n")
+    r.commit("other")
+    r.git("merge", "-q", "--no-commit", "--no-ff", "feature")
+    r.write("lib.py", "def main():\n    return 1\n\n\ndef helper(x):\n    return x + 3\n")
+    r.git("add", "-A")
+    r.git("commit", "-q", "-m", "merge feature, helper three")
+    merged = r.git("rev-parse", "HEAD")
+    history = symbol_history(r.path, "lib.py", "helper")
+    assert [e.commit for e in history.commits] == [merged, edited, added]
