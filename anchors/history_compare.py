@@ -74,7 +74,7 @@ class Version:
     def symbols(self) -> list[Symbol]:
         if self._symbols is None:
             from anchors.languages import parser_for
-            from anchors.symbols import check_source, symbols_from_tree
+            from anchors.symbols import check_source, error_bytes, symbols_from_tree
 
             source = check_source(self._source)[0]
             if source is None:
@@ -83,12 +83,12 @@ class Version:
                 self._source = source
                 tree = self._parse(parser_for(self.language), source, self.language)
                 if self.language == "javascript" and tree.root_node.has_error:
-                    # JavaScript with Flow's type annotations (graphql-js until 2021, React):
-                    # JavaScript's grammar gives up on them, often for the whole file (no
-                    # definitions at all, so a history ended where a file was converted to
-                    # TypeScript); TypeScript's reads them, all but a few Flow-only forms.
+                    # JavaScript with Flow's type annotations, read as the symbol index reads
+                    # it (`anchors.symbols.parse_source`; here each grammar's parse reuses a
+                    # neighbouring version's tree): without it a history ended where a file
+                    # was converted to TypeScript.
                     typed = self._parse(parser_for("typescript"), source, "typescript")
-                    if _error_bytes(typed.root_node) < _error_bytes(tree.root_node):
+                    if error_bytes(typed.root_node) < error_bytes(tree.root_node):
                         tree, self.grammar = typed, "typescript"
                 self._tree = tree
                 self._symbols = symbols_from_tree(tree, source, self.grammar)
@@ -215,20 +215,6 @@ class Version:
     def text_of(self, symbol: Symbol) -> bytes:
         """The symbol's source bytes."""
         return self._source[symbol.start_byte : symbol.end_byte]
-
-
-def _error_bytes(root: Node) -> int:
-    """How much of a parse tree error recovery took: the bytes under ERROR nodes (a missing
-    token counts one). Only the paths to errors are walked."""
-    total = 0
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            total += max(node.end_byte - node.start_byte, 1)
-            continue
-        stack.extend(child for child in node.children if child.has_error)
-    return total
 
 
 class Found(Keyed):

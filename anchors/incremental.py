@@ -35,6 +35,7 @@ from anchors.symbols import (
     Symbol,
     check_source,
     extract_symbols,
+    parse_source,
     symbols_from_tree,
 )
 
@@ -60,6 +61,10 @@ class ParsedDocument:
     ) -> None:
         self.path = path
         self.language = language if language in SUPPORTED else None
+        # The grammar the text is read with: the language's, or TypeScript's for JavaScript
+        # with Flow's type annotations (`anchors.symbols.parse_source`), chosen at each full
+        # parse and kept through the incremental ones.
+        self.grammar = self.language
         self.root = Path(root) if root is not None else None
         self.note = ""
         self._symbols: list[Symbol] | None = None
@@ -81,8 +86,10 @@ class ParsedDocument:
             self.tree, self.note = None, f"not parsed: over the {MAX_SOURCE_BYTES:,}-byte size cap"
             return
         self.note = ""
-        parser = parser_for(self.language)
-        self.tree = parser.parse(self.source, old) if old is not None else parser.parse(self.source)
+        if old is None or self.grammar is None:
+            self.tree, self.grammar = parse_source(self.source, self.language)
+        else:
+            self.tree = parser_for(self.grammar).parse(self.source, old)
 
     def _point(self, line: int, character: int) -> tuple[int, int, int]:
         """(byte offset, row, byte column) of an LSP position, clamped to the document."""
@@ -142,7 +149,7 @@ class ParsedDocument:
             if self.tree is None or self.language is None:
                 self._symbols = []
             else:
-                self._symbols = symbols_from_tree(self.tree, self.source, self.language)
+                self._symbols = symbols_from_tree(self.tree, self.source, self.grammar or "")
         return self._symbols
 
 

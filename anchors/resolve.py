@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from anchors.fingerprint import is_cosmetic, normalise_tokens, similarity
-from anchors.languages import language_for_path, parser_for
+from anchors.languages import language_for_path
 from anchors.record import Anchor
 from anchors.specs import blob_hash, lines_fingerprint, symbol_anchor
-from anchors.symbols import Symbol, symbols_from_tree
+from anchors.symbols import Symbol, parse_source, symbols_from_tree
 from anchors.versions import Changes, CommitInfo, History, Version
 
 VERDICTS = ("fresh", "moved", "changed", "stale", "orphaned", "pending")
@@ -187,8 +187,8 @@ class Resolver:
             language = language_for_path(path)
             symbols: list[Symbol] = []
             if source is not None and language:
-                tree = parser_for(language).parse(source)
-                symbols = symbols_from_tree(tree, source, language)
+                tree, grammar = parse_source(source, language)
+                symbols = symbols_from_tree(tree, source, grammar)
                 if tree.root_node.has_error:
                     self._broken.add(key)
             self._parsed[key] = (symbols, source, note)

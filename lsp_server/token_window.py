@@ -105,7 +105,7 @@ class WindowedDocument(ParsedDocument):
     def symbols(self) -> list[Symbol]:
         if self._symbols is None:
             base = super().symbols()
-            if base and self.tree is not None and self.language is not None:
-                base = windowed(base, self.tree, self.source, SUPPORTED[self.language])
+            if base and self.tree is not None and self.grammar is not None:
+                base = windowed(base, self.tree, self.source, SUPPORTED[self.grammar])
             self._symbols = base
         return self._symbols
