@@ -34,6 +34,7 @@ class Version:
         language: str,
         base: Version | None = None,
         snippet: bool = False,
+        edits: list[tuple[int, int, bytes]] | None = None,
     ) -> None:
         self.blob = blob
         self.language = language
@@ -41,6 +42,9 @@ class Version:
         # with Flow's type annotations (see `symbols`).
         self.grammar = language
         self.snippet = snippet  # a symbol's lines under its enclosing declarations, not a file
+        self.depth: int | None = None  # a snippet's: definitions nested deeper are not looked for
+        # How `base`'s source became this one, when known: (start, end, text), in order.
+        self._edits = edits
         self._source = source
         self._base = base
         self._tree: Tree | None = None
@@ -91,7 +95,7 @@ class Version:
                     if error_bytes(typed.root_node) < error_bytes(tree.root_node):
                         tree, self.grammar = typed, "typescript"
                 self._tree = tree
-                self._symbols = symbols_from_tree(tree, source, self.grammar)
+                self._symbols = symbols_from_tree(tree, source, self.grammar, self.depth)
             self._base = None
         return self._symbols
 
@@ -102,6 +106,10 @@ class Version:
         if base is None or base._tree is None or base.grammar != grammar:
             return parser.parse(source)
         old = base._source
+        if self._edits is not None:
+            edited = _edited(base._tree, old, source, self._edits)
+            if edited is not None:
+                return parser.parse(source, edited)
         start = _common_prefix(old, source)
         tail = _common_suffix(old[start:], source[start:])
         end_old, end_new = len(old) - tail, len(source) - tail
@@ -215,6 +223,36 @@ class Version:
     def text_of(self, symbol: Symbol) -> bytes:
         """The symbol's source bytes."""
         return self._source[symbol.start_byte : symbol.end_byte]
+
+
+def _edited(tree: Tree, old: bytes, new: bytes, edits: list[tuple[int, int, bytes]]) -> Tree | None:
+    """A copy of `tree` (of `old`) told of `edits` (as `Version` takes them), which must make
+    `new` of `old` (else None): tree-sitter then re-parses only around each, however far
+    apart. Told last first, so that each is where it was in `old`."""
+    pieces: list[bytes] = []
+    at = 0
+    for start, end, text in edits:
+        if start < at or end < start:
+            return None
+        pieces += (old[at:start], text)
+        at = end
+    pieces.append(old[at:])
+    if b"".join(pieces) != new:
+        return None
+    edited = tree.copy()
+    for start, end, text in reversed(edits):
+        row, column = _point(old, start)
+        lines = text.count(b"\n")
+        end_column = len(text) - text.rfind(b"\n") - 1 if lines else column + len(text)
+        edited.edit(
+            start_byte=start,
+            old_end_byte=end,
+            new_end_byte=start + len(text),
+            start_point=(row, column),
+            old_end_point=_point(old, end),
+            new_end_point=(row + lines, end_column),
+        )
+    return edited
 
 
 class Found(Keyed):

@@ -198,6 +198,35 @@ def _touches(state: State, hunks: list[Hunk]) -> bool:
     return False
 
 
+def _snippet_edits(
+    base: Version,
+    header: int,
+    start_line: int,
+    end_line: int,
+    undone: list[tuple[int, int, list[bytes]]],
+    closer: int,
+) -> list[tuple[int, int, bytes]]:
+    """The edits that turn the newer snippet `base` (`header` bytes of enclosing declarations,
+    its symbol on lines `start_line` to `end_line`, `closer` bytes of closing braces) into the
+    older one `snippet_step` builds under the same header: lines beside the symbol dropped, each
+    hunk's new lines replaced by its removed ones. As (start, end, text), base bytes [start,
+    end) replaced by `text`, in order. (The parse checks that they give the older source, and
+    reads it whole otherwise.)"""
+    offsets = [0]
+    for line in base.lines:
+        offsets.append(offsets[-1] + len(line))
+    last = len(offsets) - 1
+
+    def at(index: int) -> int:  # the base byte where `new_lines[index]` starts
+        return offsets[min(start_line - 1 + index, last)]
+
+    edits = [(header, at(0), b"")]  # lines the base had before the symbol
+    for first, end, lines in undone:
+        edits.append((at(first), at(end), b"".join(lines)))
+    edits.append((offsets[min(end_line, last)], len(base.source) - closer, b""))  # and after it
+    return [edit for edit in edits if edit[0] != edit[1] or edit[2]]
+
+
 def _attached(patch: Patch, cur: State, language: str) -> bool:
     """Whether a hunk just outside the symbol removed lines that may have been part of it:
     a decorator or annotation just above it, or (Python) statements of its body just below
@@ -641,13 +670,18 @@ class Walker:
         if not first_kept and not self._free_above(patch, hunks[touching[0]][2]):
             return None
         old_lines: list[bytes] = []
+        # Each hunk undone, as (first, end, lines): `new_lines[first:end]` replaced by `lines`.
+        undone_hunks: list[tuple[int, int, list[bytes]]] = []
         at = cur.start  # the next new-side line to copy
         for index in touching:
             _, _, new_start, new_count = hunks[index]
             upto = new_start if new_count else new_start + 1
-            old_lines += new_lines[max(at, cur.start) - cur.start : max(upto - cur.start, 0)]
-            old_lines += patch.old_lines(index)
+            lo, hi = max(at, cur.start) - cur.start, max(upto - cur.start, 0)
+            old_lines += new_lines[lo:hi]
+            removed = patch.old_lines(index)
+            old_lines += removed
             at = max(at, new_start + new_count if new_count else new_start + 1)
+            undone_hunks.append((max(lo, hi), max(at - cur.start, lo, hi), removed))
         old_lines += new_lines[at - cur.start :]
         if not old_lines or not old_lines[-1].endswith(b"\n"):
             return None
@@ -663,9 +697,17 @@ class Walker:
         depth = len(spans)
         closer = _CLOSERS.get(language, b"\n}") * depth
         source = header + b"".join(old_lines) + closer
-        # Parsed incrementally from the newer snippet: the two differ only in the hunks.
+        # Parsed incrementally from the newer snippet: the two differ only in the hunks, each
+        # told to tree-sitter as an edit of its own (one edit from the first difference to the
+        # last would re-parse most of a long symbol changed at both ends).
         base = version if version.snippet else None
-        snippet = Version("", source, language, base, snippet=True)
+        edits = None
+        if base is not None and not in_header:
+            edits = _snippet_edits(
+                base, len(header), sym.start_line, sym.end_line, undone_hunks, len(closer)
+            )
+        snippet = Version("", source, language, base, snippet=True, edits=edits)
+        snippet.depth = depth + 1  # what is nested in the symbol is not looked for
         first = header.count(b"\n") + 1
         last = first + len(old_lines) - 1
         hits = [s for s in snippet.symbols if s.name == cur.found.name]

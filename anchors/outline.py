@@ -60,6 +60,8 @@ class Outliner:
         self.function_depth = 0
         # Node id of an implementation -> the first of the overload signatures before it.
         self.group_start: dict[int, Node] = {}
+        # Definitions nested deeper than this many levels are not looked for (None: all).
+        self.max_depth: int | None = None
         self.setup()
 
     def setup(self) -> None:
@@ -117,7 +119,7 @@ class Outliner:
         qualified = ".".join((*scope, name))
         start = self.group_start.pop(span.id, None) if self.group_start else None
         self.found.append(Definition(qualified, kind, span, body, start))
-        if descend is not None:
+        if descend is not None and (self.max_depth is None or len(scope) + 1 < self.max_depth):
             inner = child_scope if child_scope is not None else (*scope, name)
             in_function = kind in ("function", "method")
             if in_function and not self.may_define(descend):

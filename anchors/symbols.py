@@ -251,12 +251,18 @@ def error_bytes(root: Node) -> int:
     return total
 
 
-def symbols_from_tree(tree: Tree, source: bytes, language: str) -> list[Symbol]:
-    """The definitions of an already parsed tree (the language server re-parses incrementally)."""
+def symbols_from_tree(
+    tree: Tree, source: bytes, language: str, depth: int | None = None
+) -> list[Symbol]:
+    """The definitions of an already parsed tree (the language server re-parses incrementally);
+    with `depth`, only those nested no deeper (1: the top level; `tether history` reads a
+    symbol's old text under its enclosing declarations and needs nothing nested in it)."""
     from anchors.outline import OUTLINERS
 
     stream = TokenStream(tree, source, SUPPORTED[language])
-    found = OUTLINERS[language](source).outline(tree.root_node)
+    outliner = OUTLINERS[language](source)
+    outliner.max_depth = depth
+    found = outliner.outline(tree.root_node)
     symbols: list[Symbol] = []
     seen: dict[str, int] = {}
     for d in found:

@@ -413,3 +413,47 @@ def test_a_file_rename_among_several_deleted_look_alikes(tmp_path: Path) -> None
         (born, ("introduced",)),
     ]
     assert history.commits[1].path == "a.py" and history.commits[1].symbol == "Alpha.special"
+
+
+def _nodes(root: object) -> list[tuple[str, int, int]]:
+    """Every node of a tree: its type and bytes."""
+    found: list[tuple[str, int, int]] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append((node.type, node.start_byte, node.end_byte))  # type: ignore[attr-defined]
+        stack.extend(node.children)  # type: ignore[attr-defined]
+    return found
+
+
+def test_a_snippet_told_of_each_hunk_parses_as_a_fresh_parse() -> None:
+    """`snippet_step` tells tree-sitter of each undone hunk as an edit of its own: the tree is
+    the one a fresh parse gives; edits that do not make the older source are not used."""
+    from anchors.history_compare import Version, _edited
+    from anchors.languages import parser_for
+
+    body = "".join(f"    step{i}(x)\n" for i in range(40))
+    newer = f"class Box:\n    def run(self, x):\n{body}        return x\n".encode()
+    older = newer.replace(b"step3(x)", b"first(x)").replace(b"step37(x)", b"last(x, 2)")
+    base = Version("", newer, "python", snippet=True)
+    assert base.symbols  # parsed
+    at3, at37 = newer.index(b"step3(x)"), newer.index(b"step37(x)")
+    edits = [(at3, at3 + 8, b"first(x)"), (at37, at37 + 9, b"last(x, 2)")]
+    snippet = Version("", older, "python", base, snippet=True, edits=edits)
+    fresh = parser_for("python").parse(older)
+    assert snippet.symbols == Version("", older, "python").symbols
+    assert snippet._tree is not None
+    assert _nodes(snippet._tree.root_node) == _nodes(fresh.root_node)
+    assert base._tree is not None
+    assert _edited(base._tree, newer, older, edits) is not None
+    assert _edited(base._tree, newer, older, edits[:1]) is None  # not the older source
+
+
+def test_a_snippet_reads_nothing_nested_in_its_symbol() -> None:
+    from anchors.symbols import extract_symbols, parse_source, symbols_from_tree
+
+    source = b"class A:\n    def f(self):\n        def inner():\n            return 1\n        return inner\n"
+    tree, grammar = parse_source(source, "python")
+    assert [s.name for s in extract_symbols(source, "python")] == ["A", "A.f", "A.f.inner"]
+    assert [s.name for s in symbols_from_tree(tree, source, grammar, depth=2)] == ["A", "A.f"]
+    assert [s.name for s in symbols_from_tree(tree, source, grammar, depth=1)] == ["A"]
