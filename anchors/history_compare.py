@@ -4,7 +4,6 @@ body text (whitespace and comments do not count), similarity for renames and mov
 from __future__ import annotations
 
 import os
-import re
 
 from anchors.keyed import Keyed
 
@@ -206,7 +205,7 @@ class Version:
             raw = source[start:end]
         text = raw.decode("utf-8", "replace")
         if own_name and own_name in text:
-            text = re.sub(rf"(?<![\w$]){re.escape(own_name)}(?![\w$])", "<self>", text)
+            text = _own_name_as_self(text, own_name)
         text = "".join(text.replace("\\n", " ").split())
         self._flats[key] = text
         return text
@@ -301,6 +300,28 @@ def _common_suffix(a: bytes, b: bytes) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char in "_$"
+
+
+def _own_name_as_self(text: str, name: str) -> str:
+    r"""`text` with `name` as a whole word (no word character or `$` on either side) written
+    `<self>`: what `re.sub(r"(?<![\w$])NAME(?![\w$])", "<self>", text)` gives, by `str.split`
+    (the regular expression scanned the whole text: ~0.4 ms of every 30 KB body compared)."""
+    parts = text.split(name)
+    out = [parts[0]]
+    for index in range(1, len(parts)):
+        before, after = parts[index - 1], parts[index]
+        # (a part is empty between two adjacent occurrences: the name's own last and first
+        # characters are then the neighbours, both word characters)
+        left = before[-1:] if before else (name[-1:] if index > 1 else "")
+        right = after[:1] if after else (name[:1] if index < len(parts) - 1 else "")
+        whole = not (left and _word_char(left)) and not (right and _word_char(right))
+        out.append("<self>" if whole else name)
+        out.append(after)
+    return "".join(out)
 
 
 def _point(source: bytes, offset: int) -> tuple[int, int]:

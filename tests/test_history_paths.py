@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from anchors import history_walk
 from anchors.cli.history import fast_args
@@ -457,3 +459,19 @@ def test_a_snippet_reads_nothing_nested_in_its_symbol() -> None:
     assert [s.name for s in extract_symbols(source, "python")] == ["A", "A.f", "A.f.inner"]
     assert [s.name for s in symbols_from_tree(tree, source, grammar, depth=2)] == ["A", "A.f"]
     assert [s.name for s in symbols_from_tree(tree, source, grammar, depth=1)] == ["A"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet="ab_$ .(é1\n", max_size=40),
+    name=st.sampled_from(["a", "ab", "b_", "$a", "é", "aa", "a1"]),
+)
+def test_own_name_as_self_is_the_regular_expression(text: str, name: str) -> None:
+    """The whole-word replacement the comparison of versions makes without `re` gives what the
+    regular expression gave."""
+    import re
+
+    from anchors.history_compare import _own_name_as_self
+
+    expected = re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])", "<self>", text)
+    assert _own_name_as_self(text, name) == expected
