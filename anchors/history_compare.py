@@ -9,7 +9,7 @@ from anchors.keyed import Keyed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tree_sitter import Node, Parser, Query, Tree
+    from tree_sitter import Node, Query, Tree
 
     from anchors.symbols import Symbol
 
@@ -34,6 +34,7 @@ class Version:
         base: Version | None = None,
         snippet: bool = False,
         edits: list[tuple[int, int, bytes]] | None = None,
+        depth: int | None = None,
     ) -> None:
         self.blob = blob
         self.language = language
@@ -41,7 +42,7 @@ class Version:
         # with Flow's type annotations (see `symbols`).
         self.grammar = language
         self.snippet = snippet  # a symbol's lines under its enclosing declarations, not a file
-        self.depth: int | None = None  # a snippet's: definitions nested deeper are not looked for
+        self.depth = depth  # a snippet's: definitions nested deeper are not looked for
         # How `base`'s source became this one, when known: (start, end, text), in order.
         self._edits = edits
         self._source = source
@@ -76,31 +77,30 @@ class Version:
     @property
     def symbols(self) -> list[Symbol]:
         if self._symbols is None:
-            from anchors.languages import parser_for
-            from anchors.symbols import check_source, error_bytes, symbols_from_tree
+            from anchors.symbols import check_source, parse_source, symbols_from_tree
 
             source = check_source(self._source)[0]
             if source is None:
                 self._symbols = []
             else:
                 self._source = source
-                tree = self._parse(parser_for(self.language), source, self.language)
-                if self.language == "javascript" and tree.root_node.has_error:
-                    # JavaScript with Flow's type annotations, read as the symbol index reads
-                    # it (`anchors.symbols.parse_source`; here each grammar's parse reuses a
-                    # neighbouring version's tree): without it a history ended where a file
-                    # was converted to TypeScript.
-                    typed = self._parse(parser_for("typescript"), source, "typescript")
-                    if error_bytes(typed.root_node) < error_bytes(tree.root_node):
-                        tree, self.grammar = typed, "typescript"
+                # Read as the symbol index reads it (JavaScript with Flow's type annotations
+                # with TypeScript's grammar: without it a history ended where a file was
+                # converted to TypeScript), each grammar's parse reusing the base's tree.
+                tree, self.grammar = parse_source(
+                    source, self.language, lambda grammar: self._parse(source, grammar)
+                )
                 self._tree = tree
                 self._symbols = symbols_from_tree(tree, source, self.grammar, self.depth)
             self._base = None
         return self._symbols
 
-    def _parse(self, parser: Parser, source: bytes, grammar: str) -> Tree:
+    def _parse(self, source: bytes, grammar: str) -> Tree:
         """Parse, reusing the tree of a neighbouring version: consecutive versions of a file
         differ in a few lines, and tree-sitter re-parses only around the edit."""
+        from anchors.languages import parser_for
+
+        parser = parser_for(grammar)
         base = self._base
         if base is None or base._tree is None or base.grammar != grammar:
             return parser.parse(source)

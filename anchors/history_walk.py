@@ -706,8 +706,8 @@ class Walker:
             edits = _snippet_edits(
                 base, len(header), sym.start_line, sym.end_line, undone_hunks, len(closer)
             )
-        snippet = Version("", source, language, base, snippet=True, edits=edits)
-        snippet.depth = depth + 1  # what is nested in the symbol is not looked for
+        # (nothing nested in the symbol is looked for)
+        snippet = Version("", source, language, base, snippet=True, edits=edits, depth=depth + 1)
         first = header.count(b"\n") + 1
         last = first + len(old_lines) - 1
         hits = [s for s in snippet.symbols if s.name == cur.found.name]

@@ -33,6 +33,8 @@ from anchors.languages import SUPPORTED, parser_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tree_sitter import Node, Tree
 
 KINDS = (
@@ -221,17 +223,26 @@ def extract_symbols(source: bytes, language: str) -> list[Symbol]:
     return symbols_from_tree(tree, source, grammar)
 
 
-def parse_source(source: bytes, language: str) -> tuple[Tree, str]:
+def parse_source(
+    source: bytes, language: str, parse: Callable[[str], Tree] | None = None
+) -> tuple[Tree, str]:
     """The parse tree of `source` and the grammar it was read with (`symbols_from_tree` takes
     that one): the language's own, except for JavaScript with Flow's type annotations (React,
     graphql-js until 2021), which JavaScript's grammar gives up on, often for the whole file (no
     definition found at all): TypeScript's grammar reads them, all but a few Flow-only forms,
     and is taken when its error recovery covers less of the file. On plain JavaScript the two
     give the same definitions, signatures and fingerprints (checked over express, axios and
-    commander), so a file that tips over while being edited keeps its anchors."""
-    tree = parser_for(language).parse(source)
+    commander), so a file that tips over while being edited keeps its anchors. `parse(grammar)`
+    parses `source` with that grammar (default: afresh; `tether history` reuses a neighbouring
+    version's tree)."""
+    if parse is None:
+
+        def parse(grammar: str) -> Tree:
+            return parser_for(grammar).parse(source)
+
+    tree = parse(language)
     if language == "javascript" and tree.root_node.has_error:
-        typed = parser_for("typescript").parse(source)
+        typed = parse("typescript")
         if error_bytes(typed.root_node) < error_bytes(tree.root_node):
             return typed, "typescript"
     return tree, language
