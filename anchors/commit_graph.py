@@ -49,13 +49,30 @@ def common_dir(start: str) -> str | None:
     in a bare repository, or when the environment points git elsewhere."""
     if any(name in os.environ for name in _FOREIGN):
         return None
-    here = os.path.abspath(start)
+    found = work_tree(start)
+    if found is None:
+        return None
+    here, dot_git = found
+    if os.path.isdir(dot_git):
+        return dot_git
+    if os.path.isfile(dot_git):
+        return _linked(here, dot_git)
+    return None
+
+
+def work_tree(start: str) -> tuple[str, str] | None:
+    """(the top of the work tree holding `start`, its `.git` entry): the nearest `.git` above
+    it, as git looks. None when there is none, or when a git directory itself comes first (a
+    bare repository, even one inside another's work tree; a directory within `.git`)."""
+    here = os.path.realpath(start)
     while True:
         dot_git = os.path.join(here, ".git")
-        if os.path.isdir(dot_git):
-            return dot_git
-        if os.path.isfile(dot_git):
-            return _linked(here, dot_git)
+        if os.path.lexists(dot_git):
+            return here, dot_git
+        if os.path.isfile(os.path.join(here, "HEAD")) and os.path.isdir(
+            os.path.join(here, "objects")
+        ):
+            return None
         parent = os.path.dirname(here)
         if parent == here:
             return None

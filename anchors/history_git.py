@@ -753,19 +753,12 @@ def _plain_repository(cwd: str) -> tuple[str, str] | None:
     start-up). None otherwise: git is asked."""
     if any(name in os.environ for name in _DISCOVERY):
         return None
-    here = os.path.realpath(cwd)
-    while True:
-        dot_git = os.path.join(here, ".git")
-        if os.path.lexists(dot_git):
-            break
-        if os.path.isfile(os.path.join(here, "HEAD")) and os.path.isdir(
-            os.path.join(here, "objects")
-        ):
-            return None  # a git directory itself (a bare repository, or inside .git)
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
+    from anchors.commit_graph import work_tree
+
+    found = work_tree(cwd)
+    if found is None:
+        return None
+    here, dot_git = found
     try:
         if os.path.islink(dot_git) or not os.path.isdir(dot_git):
             return None  # a linked worktree or submodule (`gitdir:` file): git knows best

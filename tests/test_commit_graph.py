@@ -208,6 +208,19 @@ def test_a_linked_worktree_shares_the_main_graph(tmp_path: Path) -> None:
     assert commit_graph.common_dir(str(tmp_path)) is None
 
 
+def test_a_bare_repository_inside_a_work_tree_is_not_that_work_tree(tmp_path: Path) -> None:
+    """git takes a bare repository for itself even inside another's work tree: its walks must
+    not be pointed at the outer repository's graph (whose alternates name the outer objects)."""
+    outer = make_repo(tmp_path / "outer")
+    inner = outer / "vendor" / "inner.git"
+    git(tmp_path, "clone", "-q", "--bare", str(outer), str(inner))
+    assert commit_graph.common_dir(str(outer / "vendor")) == str(outer / ".git")
+    assert commit_graph.common_dir(str(inner)) is None
+    assert commit_graph.common_dir(str(inner / "refs")) is None
+    assert commit_graph.work_tree(str(inner)) is None
+    assert commit_graph.work_tree(str(outer / "vendor")) == (str(outer), str(outer / ".git"))
+
+
 def test_a_git_that_fails_midway_is_an_error_not_a_shorter_history(
     tmp_path: Path, run_tether: RunTether
 ) -> None:
