@@ -12,13 +12,12 @@ does not pay for them.
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Sequence
-from functools import cache
-from heapq import merge
+from anchors.lazy import cache
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: see anchors.symbols.Symbol
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import tree_sitter
 
     from anchors.languages import LanguageSpec
@@ -57,16 +56,71 @@ def normalise_lines(text: str) -> str:
 
 
 def similarity(a: str, b: str) -> float:
-    """How alike two normalised token texts are, 0..1 (difflib ratio over tokens)."""
+    """How alike two normalised token texts are, 0..1: difflib's `SequenceMatcher(None, ta, tb,
+    autojunk=False)` over their tokens, its `ratio()`, or its `quick_ratio()` when that bound is
+    under 0.5 (the callers' thresholds are all at or above it).
+
+    The same computation as difflib's (`tests/test_fingerprint.py` compares them), written here
+    because importing difflib brings `re` (~2 ms of `tether history`, which races `git log -L`
+    and compares versions in most walks; docs/benchmarks.md)."""
     if a == b:
         return 1.0
-    from difflib import SequenceMatcher  # on first comparison: not on every command's start-up
-
     ta, tb = a.split("\n"), b.split("\n")
-    matcher = SequenceMatcher(None, ta, tb, autojunk=False)
-    if matcher.real_quick_ratio() < 0.5 or matcher.quick_ratio() < 0.5:
-        return matcher.quick_ratio()
-    return matcher.ratio()
+    total = len(ta) + len(tb)
+    if 2 * min(len(ta), len(tb)) < total * 0.5:  # real_quick_ratio
+        return _quick_ratio(ta, tb, total)
+    quick = _quick_ratio(ta, tb, total)
+    if quick < 0.5:
+        return quick
+    return 2.0 * _matched(ta, tb) / total
+
+
+def _quick_ratio(ta: list[str], tb: list[str], total: int) -> float:
+    """difflib's `quick_ratio`: the tokens the two have in common, counted with repeats."""
+    counts: dict[str, int] = {}
+    for token in tb:
+        counts[token] = counts.get(token, 0) + 1
+    matches = 0
+    for token in ta:
+        left = counts.get(token, 0)
+        if left > 0:
+            matches += 1
+            counts[token] = left - 1
+    return 2.0 * matches / total if total else 1.0
+
+
+def _matched(ta: list[str], tb: list[str]) -> int:
+    """The number of tokens in difflib's matching blocks of `ta` and `tb` (no junk): the longest
+    common run, then the same on each side of it, recursively."""
+    where: dict[str, list[int]] = {}
+    for j, token in enumerate(tb):
+        where.setdefault(token, []).append(j)
+    matched = 0
+    queue = [(0, len(ta), 0, len(tb))]
+    nothing: list[int] = []
+    while queue:
+        alo, ahi, blo, bhi = queue.pop()
+        # difflib's find_longest_match: the longest run, the earliest in `ta`, then in `tb`.
+        besti, bestj, size = alo, blo, 0
+        runs: dict[int, int] = {}
+        for i in range(alo, ahi):
+            longer: dict[int, int] = {}
+            for j in where.get(ta[i], nothing):
+                if j < blo:
+                    continue
+                if j >= bhi:
+                    break
+                k = longer[j] = runs.get(j - 1, 0) + 1
+                if k > size:
+                    besti, bestj, size = i - k + 1, j - k + 1, k
+            runs = longer
+        if size:
+            matched += size
+            if alo < besti and blo < bestj:
+                queue.append((alo, besti, blo, bestj))
+            if besti + size < ahi and bestj + size < bhi:
+                queue.append((besti + size, ahi, bestj + size, bhi))
+    return matched
 
 
 @cache
@@ -120,6 +174,8 @@ class TokenStream:
             break
         entries: list[tuple[int, str, str]] = leaves
         if self._spec.block_types:
+            from heapq import merge  # here: not on `tether history`'s start-up (anchors.lazy)
+
             entries = list(merge(leaves, self._block_markers()))
         self._keys = [k for k, _, _ in entries]
         self._texts = [t for _, t, _ in entries]
@@ -146,6 +202,8 @@ class TokenStream:
             self._build()
         keys = self._keys
         assert keys is not None
+        from bisect import bisect_left
+
         return bisect_left(keys, 4 * start_byte), bisect_left(keys, 4 * end_byte)
 
     def tokens(self, start_byte: int, end_byte: int) -> list[str]:

@@ -33,7 +33,6 @@ editing its words is.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 
 from anchors.errors import UsageError
 from anchors.history_git import BlobReader, FileLog, big_file
@@ -44,6 +43,8 @@ from anchors.languages import language_for_path
 # `HistoryEntry`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from anchors.history_git import StrPath
     from anchors.symbols import Symbol
 

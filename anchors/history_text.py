@@ -24,15 +24,16 @@ cannot be matched), the walk asks git for the commit's diff and goes on as befor
 
 from __future__ import annotations
 
-import re
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from re import Pattern
 
 # Where a symbol's lines are in one version of its file (byte offsets): the version's blob,
 # the symbol's first byte and the end of its last line, and each enclosing declaration's lines
 # (outermost first).
 Spot = tuple[str, int, int, tuple[tuple[int, int], ...]]
 
-_BLANK = re.compile(rb"[ \t\r\f\v]*\Z")
-_SHALLOWER: dict[int, re.Pattern[bytes]] = {}
+_SHALLOWER: dict[int, Pattern[bytes]] = {}
 # Lines above a definition that may belong to it (decorators, attributes, annotations).
 _ATTACHED = (b"@", b"#", b"[", b"template")
 # How a line of a brace language ends when the next line starts something new.
@@ -113,11 +114,13 @@ def _separate(text: bytes, language: str) -> bool:
     return not text.startswith(_ATTACHED) and text.endswith(_ENDS)
 
 
-def _shallower(indent: int) -> re.Pattern[bytes]:
+def _shallower(indent: int) -> Pattern[bytes]:
     """A line of code indented `indent` bytes or fewer, with the newline before it (a literal
     first character lets the regular expression engine skip ahead: 4x faster than `^`)."""
     pattern = _SHALLOWER.get(indent)
     if pattern is None:
+        import re  # on first use: `tether history` on a small file needs none (anchors.history_git)
+
         pattern = _SHALLOWER[indent] = re.compile(rb"\n[ \t]{0,%d}[^ \t\r\n\f\v]" % indent)
     return pattern
 

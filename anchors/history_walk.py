@@ -4,7 +4,6 @@ file, across renames, file renames and moves (see `anchors.history` for the meth
 from __future__ import annotations
 
 import os
-import re
 
 from anchors.history_compare import (
     Found,
@@ -1376,17 +1375,10 @@ def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None
     return hit[0] if went_on else None
 
 
-# The words of a line that name something: not `this`, `self` or the keywords of a bare call.
-_WORD = re.compile(
-    r"(?<![\w$])(?!(?:this|self|return|await|def|fn|func|function)(?![\w$]))[A-Za-z_$][\w$]*"
-)
-
-
 def _switched(patch: Patch | None, old: str, new: str) -> bool:
     """Whether the patch turned a line using the word `old` into the same line using `new`."""
     if patch is None or not old or not new:
         return False
-    before = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
     removed: set[bytes] = set()
     added: set[bytes] = set()
     for line in patch.raw.split(b"\n"):
@@ -1396,11 +1388,69 @@ def _switched(patch: Patch | None, old: str, new: str) -> bool:
             # `computeNextState() {`) reads the same with any new name: a rewrite's
             # `this.wakeUp();` is no sign that the old one became `wakeUp` (mobx's
             # `ViewNode.computeNextState` became `DerivedValue.compute`, 0.68 alike).
-            if before.search(text) and _WORD.findall(before.sub("", text)):
-                removed.add(before.sub(new, text).strip().encode())
+            at = _whole_words(text, old)
+            if at and _names_something(_replaced(text, old, at, "")):
+                removed.add(_replaced(text, old, at, new).strip().encode())
         elif line.startswith(b"+") and not line.startswith(b"+++"):
             added.add(line[1:].strip())
     return bool(removed & added)
+
+
+# Words that name nothing of the code's own: `this`, `self`, the keywords of a bare call.
+_NOT_NAMES = frozenset({"this", "self", "return", "await", "def", "fn", "func", "function"})
+_ASCII_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
+
+
+def _word_char(char: str) -> bool:
+    """`[\\w$]` of a regular expression over text (`\\w` is `str.isalnum()` and `_`)."""
+    return char.isalnum() or char in "_$"
+
+
+def _whole_words(text: str, word: str) -> list[int]:
+    """Where `word` stands in `text` as a whole word (no `[\\w$]` on either side), left to
+    right, not overlapping: what `(?<![\\w$])WORD(?![\\w$])` finds. (Written out: `re` costs
+    `tether history` ~2 ms to import, see `anchors.lazy`; a property test compares them.)"""
+    found: list[int] = []
+    at = text.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _word_char(text[at - 1])) and (
+            end == len(text) or not _word_char(text[end])
+        ):
+            found.append(at)
+            at = text.find(word, end)
+        else:
+            at = text.find(word, at + 1)
+    return found
+
+
+def _replaced(text: str, word: str, where: list[int], new: str) -> str:
+    """`text` with the `word` at each of `where` replaced by `new`."""
+    pieces: list[str] = []
+    last = 0
+    for at in where:
+        pieces += (text[last:at], new)
+        last = at + len(word)
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _names_something(text: str) -> bool:
+    """Whether `text` holds a word that names something: a whole word that starts with an
+    ASCII letter, `_` or `$` and is none of `_NOT_NAMES`."""
+    at, size = 0, len(text)
+    while at < size:
+        char = text[at]
+        if char in _ASCII_START and (at == 0 or not _word_char(text[at - 1])):
+            end = at + 1
+            while end < size and _word_char(text[end]):
+                end += 1
+            if text[at:end] not in _NOT_NAMES:
+                return True
+            at = end
+        else:
+            at += 1
+    return False
 
 
 def _scope(name: str) -> str:

@@ -7,10 +7,10 @@ that language is first parsed, so start-up pays for none of them.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
-from functools import cache
+
+from anchors.lazy import cache
 
 TYPE_CHECKING = False  # `typing` is not imported at run time: see anchors.symbols.Symbol
 if TYPE_CHECKING:
@@ -105,7 +105,11 @@ def grammar(language: str) -> tree_sitter.Language:
     spec = SUPPORTED.get(language)
     if spec is None:
         raise KeyError(f"no grammar for language {language!r}")
-    module = _binding(spec.module) or importlib.import_module(spec.module)
+    module = _binding(spec.module)
+    if module is None:
+        import importlib
+
+        module = importlib.import_module(spec.module)
     return Language(getattr(module, spec.function)())
 
 
@@ -113,7 +117,20 @@ def _binding(package: str) -> Any:
     """The grammar package's compiled `_binding` module, loaded without running the package's
     `__init__`, which imports importlib.resources for query files the index never reads (~4-6 ms
     of every command that parses). None when the package is laid out otherwise."""
-    from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader, ModuleSpec, PathFinder
+    try:  # what importlib.machinery holds, without importing the importlib package (~0.7 ms)
+        from _frozen_importlib import ModuleSpec
+        from _frozen_importlib_external import (
+            EXTENSION_SUFFIXES,
+            ExtensionFileLoader,
+            PathFinder,
+        )
+    except ImportError:  # pragma: no cover - another Python implementation
+        from importlib.machinery import (
+            EXTENSION_SUFFIXES,
+            ExtensionFileLoader,
+            ModuleSpec,
+            PathFinder,
+        )
 
     name = f"{package}._binding"
     if name in sys.modules:

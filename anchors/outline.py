@@ -7,13 +7,16 @@ tree: listing symbols costs little next to parsing. See `anchors.symbols` for th
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from functools import cache
+from anchors.lazy import Pattern, cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeAlias
+
     from tree_sitter import Node, Query
+
+    Handler: TypeAlias = Callable[[Node, tuple[str, ...], bool, Node], None]
 
 # Definitions directly inside these are members (methods); inside a module or namespace they are not.
 TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "trait", "impl"})
@@ -40,9 +43,6 @@ class Definition:
 
     def __repr__(self) -> str:
         return f"Definition({self.name!r}, {self.kind!r})"
-
-
-Handler = Callable[["Node", tuple[str, ...], bool, "Node"], None]
 
 
 class Outliner:
@@ -247,17 +247,87 @@ _JS_SIGNATURES = frozenset({"function_signature", "method_signature"})
 # function or class, a function stored in a variable or a property, a prototype or an export.
 # Callbacks are most of the statements in test files; searching their text is much cheaper than
 # visiting them, and object-literal methods inside a callback are left out on purpose.
-_JS_CALLBACK_DEFINES = (
-    re.compile(rb"function\s*\*?\s*[A-Za-z_$]"),
-    re.compile(rb"class\s+[A-Za-z_$]"),
-    re.compile(rb"=\s*(?:async\s*)?(?:\([^()]*\)|[A-Za-z_$][\w$]*)\s*(?::[^=;{]*)?=>"),
-)
+# (Searched with `bytes` methods: see `callback_defines`.)
 _JS_IMPLEMENTATIONS = frozenset(
     {"function_declaration", "generator_function_declaration", "method_definition"}
 )
 
 
 CALLBACK_DEPTH = 2
+
+_SPACE = frozenset(b" \t\n\r\f\v")
+_NAME_START = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$")
+_NAME = _NAME_START | frozenset(b"0123456789")
+
+
+def callback_defines(source: bytes, start: int, end: int) -> bool:
+    """Whether source[start:end] holds one of `rb"function\\s*\\*?\\s*[A-Za-z_$]"`,
+    `rb"class\\s+[A-Za-z_$]"` or `rb"=\\s*(?:async\\s*)?(?:\\([^()]*\\)|[A-Za-z_$][\\w$]*)\\s*(?::[^=;{]*)?=>"`
+    (a named function or class, an arrow function stored). What those regular expressions
+    find, found with `bytes` methods: `re` costs `tether history` ~2 ms to import (see
+    `anchors.lazy`; a property test compares the two)."""
+    at = source.find(b"function", start, end)
+    while at >= 0:
+        i = _skip_space(source, at + 8, end)
+        if i < end and source[i] == 42:  # `*`
+            i = _skip_space(source, i + 1, end)
+        if i < end and source[i] in _NAME_START:
+            return True
+        at = source.find(b"function", at + 1, end)
+    at = source.find(b"class", start, end)
+    while at >= 0:
+        i = _skip_space(source, at + 5, end)
+        if at + 5 < i < end and source[i] in _NAME_START:
+            return True
+        at = source.find(b"class", at + 1, end)
+    if source.find(b"=>", start, end) < 0:
+        return False
+    at = source.find(b"=", start, end)
+    while at >= 0:
+        i = _skip_space(source, at + 1, end)
+        if (
+            source.startswith(b"async", i)
+            and i + 5 <= end
+            and _arrow_from(source, _skip_space(source, i + 5, end), end)
+        ):
+            return True
+        if _arrow_from(source, i, end):
+            return True
+        at = source.find(b"=", at + 1, end)
+    return False
+
+
+def _skip_space(source: bytes, at: int, end: int) -> int:
+    while at < end and source[at] in _SPACE:
+        at += 1
+    return at
+
+
+def _arrow_from(source: bytes, at: int, end: int) -> bool:
+    """Whether `(params)` or a name, then an optional `: type`, then `=>` start at `at`."""
+    if at >= end:
+        return False
+    if source[at] == 40:  # `(`: anything but parentheses up to `)`
+        at += 1
+        while at < end and source[at] != 41:
+            if source[at] == 40:
+                return False
+            at += 1
+        if at >= end:
+            return False
+        at += 1
+    elif source[at] in _NAME_START:
+        at += 1
+        while at < end and source[at] in _NAME:
+            at += 1
+    else:
+        return False
+    at = _skip_space(source, at, end)
+    if at < end and source[at] == 58:  # `:` and a type, up to `=`, `;` or `{`
+        at += 1
+        while at < end and source[at] not in b"=;{":
+            at += 1
+    return at + 2 <= end and source.startswith(b"=>", at)
 
 
 class JavaScriptOutliner(Outliner):
@@ -617,12 +687,7 @@ class JavaScriptOutliner(Outliner):
         source, start, end = self.source, body.start_byte, body.end_byte
         if source.find(b"prototype", start, end) >= 0 or source.find(b"exports", start, end) >= 0:
             return True
-        return any(
-            source.find(word, start, end) >= 0 and pattern.search(source, start, end) is not None
-            for word, pattern in zip(
-                (b"function", b"class", b"=>"), _JS_CALLBACK_DEFINES, strict=True
-            )
-        )
+        return callback_defines(source, start, end)
 
     def transparent(self, function: Node, scope: tuple[str, ...], callback: bool = False) -> None:
         """Visit a function's body as if it stood in place of the call that runs it."""
@@ -748,7 +813,7 @@ _C_DECLARATOR_WRAPPERS = frozenset(
 )  # fmt: skip
 
 
-_C_LOCAL_TYPE = re.compile(rb"\b(?:class|struct)\s+[A-Za-z_]\w*\s*(?:final\s*)?(?::[^;{]*)?\{")
+_C_LOCAL_TYPE = Pattern(rb"\b(?:class|struct)\s+[A-Za-z_]\w*\s*(?:final\s*)?(?::[^;{]*)?\{")
 
 
 @cache
@@ -763,8 +828,8 @@ def _c_local_query(language: str) -> Query:
     return Query(grammar(language), pattern)
 
 
-_GTEST_MACRO = re.compile(r"[A-Z0-9_]*TEST[A-Z0-9_]*")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_GTEST_MACRO = Pattern(r"[A-Z0-9_]*TEST[A-Z0-9_]*")
+_IDENTIFIER = Pattern(r"[A-Za-z_]\w*")
 
 
 def cpp_name_parts(text: str) -> list[str]:
@@ -964,7 +1029,6 @@ class COutliner(Outliner):
 
 # Text in a Java method or field that may hold an anonymous class (`new T(...) {`) or a local
 # class, record, enum or interface: only then is the tree searched for one.
-_JAVA_NESTED = re.compile(rb"\)\s*\{|\b(?:class|record|enum|interface)\s+[A-Za-z_$]")
 _JAVA_LOCAL_QUERY = """
 (class_declaration) @local
 (record_declaration) @local
@@ -984,7 +1048,33 @@ def _java_nested_query(anonymous: bool) -> Query:
     return Query(grammar("java"), text)
 
 
-_JAVA_LOCAL = re.compile(rb"\b(?:class|record|enum|interface)\s+[A-Za-z_$]")
+_JAVA_TYPE_WORDS = (b"class", b"record", b"enum", b"interface")
+_ASCII_WORD = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def java_declares_type(source: bytes, start: int, end: int, anonymous: bool) -> bool:
+    """Whether source[start:end] holds `rb"\\b(?:class|record|enum|interface)\\s+[A-Za-z_$]"`
+    (a local class), or with `anonymous` also `rb"\\)\\s*\\{"` (`new T() {`): what those
+    regular expressions find, found with `bytes` methods (see `callback_defines`)."""
+    if anonymous:
+        at = source.find(b")", start, end)
+        while at >= 0:
+            i = _skip_space(source, at + 1, end)
+            if i < end and source[i] == 123:  # `{`
+                return True
+            at = source.find(b")", at + 1, end)
+    for word in _JAVA_TYPE_WORDS:
+        at = source.find(word, start, end)
+        while at >= 0:
+            i = _skip_space(source, at + len(word), end)
+            if (
+                (at == 0 or source[at - 1] not in _ASCII_WORD)
+                and at + len(word) < i < end
+                and source[i] in _NAME_START
+            ):
+                return True
+            at = source.find(word, at + 1, end)
+    return False
 
 
 class JavaOutliner(Outliner):
@@ -1057,9 +1147,11 @@ class JavaOutliner(Outliner):
         them."""
         source, start, end = self.source, node.start_byte, node.end_byte
         if anonymous:
-            if source.find(b"{", start + 1, end) < 0 or not _JAVA_NESTED.search(source, start, end):
+            if source.find(b"{", start + 1, end) < 0 or not java_declares_type(
+                source, start, end, anonymous=True
+            ):
                 return
-        elif not _JAVA_LOCAL.search(source, start, end):
+        elif not java_declares_type(source, start, end, anonymous=False):
             return
         from anchors.treesitter import QueryCursor
 

@@ -24,12 +24,11 @@ and place, not by content: compare fingerprints to know whether code changed.
 from __future__ import annotations
 
 import os
-import re
-from functools import cached_property
 
 from anchors.fingerprint import SELF, TokenStream, digest, normalise_tokens
 from anchors.keyed import Keyed
 from anchors.languages import SUPPORTED, parser_for
+from anchors.lazy import cached_property
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -359,9 +358,6 @@ def lookup(symbols: list[Symbol], wanted: str) -> tuple[Symbol | None, list[Symb
     return (tail[0], []) if len(tail) == 1 else (None, tail)
 
 
-_ALIAS_SEPARATORS = re.compile(r"\s*(?:::|#|\.)\s*")
-
-
 def alias_key(name: str) -> tuple[str, tuple[str, ...] | None]:
     """A spelling of a symbol's name reduced to the index's rules, and the parameter types it
     gives (None when it gives none): `ns::Foo::bar` is `ns.Foo.bar`; `Foo.prototype.bar` is
@@ -376,10 +372,15 @@ def alias_key(name: str) -> tuple[str, tuple[str, ...] | None]:
             inside = inside[:-1].strip()
             params = tuple(_type_name(p) for p in _split_top(inside)) if inside else ()
             text = head
-    receiver = re.match(r"\(\s*\*?\s*([\w.]+)\s*\)\s*\.?\s*(.*)", text)
-    if receiver:  # Go's `(*T).M`
-        text = f"{receiver.group(1)}.{receiver.group(2)}"
-    parts = [p for p in _ALIAS_SEPARATORS.split(text) if p]
+    if all(part.isidentifier() for part in text.replace("$", "_").split(".") if part):
+        parts = [p for p in text.split(".") if p]  # the usual spelling: no `re` to import
+    else:
+        import re
+
+        receiver = re.match(r"\(\s*\*?\s*([\w.]+)\s*\)\s*\.?\s*(.*)", text)
+        if receiver:  # Go's `(*T).M`
+            text = f"{receiver.group(1)}.{receiver.group(2)}"
+        parts = [p for p in re.split(r"\s*(?:::|#|\.)\s*", text) if p]
     if parts[:2] == ["module", "exports"]:
         parts = parts[2:]
     elif parts[:1] == ["exports"]:
@@ -416,6 +417,8 @@ def _type_name(text: str) -> str:
     """A parameter's type as compared: generics, annotations, `final`, `const`, pointers,
     references and package or namespace dropped (`final java.util.List<String>` and `List` both
     give `List`, `const std::string&` gives `string`); arrays and varargs kept."""
+    import re
+
     text = re.sub(r"@\w+(?:\([^)]*\))?", " ", text)
     text = re.sub(r"<[^<>]*(?:<[^<>]*>[^<>]*)*>", "", text).replace("*", " ").replace("&", " ")
     words = [w for w in text.replace("...", "[] ").split() if w not in ("final", "const")]
@@ -444,6 +447,8 @@ def _parameter_types(signature: str) -> tuple[str, ...] | None:
     inside = signature[start + 1 : end].strip()
     if not inside or inside == "void":
         return ()
+    import re
+
     types = []
     for param in _split_top(inside):
         param = re.sub(r"\s*=.*$", "", param)  # a C++ default argument

@@ -12,9 +12,39 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 else:
+    import sys
+
     from anchors.languages import _binding
 
-    _module = _binding("tree_sitter")
+    def _load() -> object:
+        """The compiled module, loaded with a stand-in for `re` (see `_LazyRe`)."""
+        if "re" in sys.modules or "tree_sitter._binding" in sys.modules:
+            return _binding("tree_sitter")
+        sys.modules["re"] = _LazyRe("re")  # type: ignore[assignment]
+        try:
+            return _binding("tree_sitter")
+        finally:
+            if isinstance(sys.modules.get("re"), _LazyRe):
+                del sys.modules["re"]
+
+    class _LazyRe(type(sys)):  # a module
+        """What the compiled module's start takes from `re`: its `compile`, to run queries'
+        `#match?` predicates later, if ever. Importing `re` costs ~2 ms of `tether history`
+        (docs/benchmarks.md); this `compile` imports it at its first call. Any other name asked
+        of it is the real module's."""
+
+        @staticmethod
+        def compile(pattern: object, flags: int = 0) -> object:
+            import re
+
+            return re.compile(pattern, flags)  # type: ignore[call-overload]
+
+        def __getattr__(self, name: str) -> object:
+            import re
+
+            return getattr(re, name)
+
+    _module = _load()
     if _module is None:  # laid out otherwise: the package as usual
         import tree_sitter as _module
 

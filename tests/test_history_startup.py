@@ -13,8 +13,13 @@ from pathlib import Path
 from tests.conftest import git
 
 # Modules `tether history` used to import on its way (each ~0.5-5 ms): `typing` (also through the
-# `tree_sitter` package's __init__), `pathlib`, `dataclasses` with `inspect`, `contextlib`.
-AVOIDED = ("typing", "pathlib", "dataclasses", "inspect", "tree_sitter", "contextlib")
+# `tree_sitter` package's __init__), `pathlib`, `dataclasses` with `inspect`, `contextlib`, `re`
+# (through its own patterns, `difflib` and tree-sitter's compiled module: `anchors.lazy`), `heapq`
+# and the `importlib` package.
+AVOIDED = (
+    "typing", "pathlib", "dataclasses", "inspect", "tree_sitter", "contextlib", "re", "difflib",
+    "heapq", "importlib",
+)  # fmt: skip
 
 RUN = """
 import io, sys
@@ -92,8 +97,35 @@ def test_history_as_a_table_imports_none_of_them_either(repo: Path) -> None:
 
 def test_the_slow_modules_are_the_ones_a_plain_import_would_bring(repo: Path) -> None:
     """The test above can fail: importing the package as usual brings every avoided module."""
-    code = f"import sys, tree_sitter, dataclasses, pathlib; print(sorted(m for m in {AVOIDED!r} if m in sys.modules))"
+    code = f"import sys, tree_sitter, dataclasses, pathlib, contextlib, difflib, importlib; print(sorted(m for m in {AVOIDED!r} if m in sys.modules))"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert eval(result.stdout) == sorted(AVOIDED)  # noqa: S307
+
+
+def test_history_of_javascript_and_java_imports_none_of_them(repo: Path) -> None:
+    """Their outlines look for definitions in callbacks and for local classes by text, without
+    `re` (`anchors.outline.callback_defines`, `java_declares_type`); a rename check reads the
+    diff's words without it too (`history_walk._switched`)."""
+    (repo / "app.js").write_text(
+        "describe('x', () => {\n  const helper = (a) => a + 1;\n  function named() {}\n});\n"
+        "function start(port) {\n  return listen(port);\n}\n"
+    )
+    (repo / "Main.java").write_text(
+        "class Main {\n  void run() {\n    Runnable r = new Runnable() {\n"
+        "      public void run() {}\n    };\n    class Local {}\n  }\n}\n"
+    )
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "add")
+    (repo / "app.js").write_text(
+        "describe('x', () => {\n  const helper = (a) => a + 2;\n  function named() {}\n});\n"
+        "function begin(port) {\n  return listen(port);\n}\n"
+    )
+    git(repo, "commit", "-qam", "rename start")
+    code, imported, doc = _history(repo, "history", "app.js::begin", "--json")
+    assert (code, imported) == ("0", [])
+    assert [c["changes"] for c in doc["commits"]] == [["rename"], ["introduced"]]
+    code, imported, doc = _history(repo, "history", "Main.java::Main.run", "--json")
+    assert (code, imported) == ("0", [])
+    assert [c["changes"] for c in doc["commits"]] == [["introduced"]]

@@ -131,11 +131,13 @@ def cmd_history(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace, history: History, rel: str, symbol: str) -> int:
     """Print the history (a table, or the JSON document)."""
     if args.json:
-        import json
         import sys
 
-        # The standard library's encoder: orjson's import costs more than this one document.
-        text = json.dumps(history.to_dict(), indent=2, ensure_ascii=False)
+        # json.dumps's text, without importing json (see the module; orjson's import costs
+        # more than this one document too).
+        from anchors.cli.json_text import dumps
+
+        text = dumps(history.to_dict())
         sys.stdout.buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
         sys.stdout.flush()
         return 0
