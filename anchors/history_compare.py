@@ -162,33 +162,33 @@ class Version:
 
     def flat(self, start: int, end: int, own_name: str) -> str:
         """`squeeze(norm(start, end, own_name))` computed from the text rather than from every
-        token: the comments (and Python's blocks, which become braces) are found by a query
-        run in tree-sitter, the rest of the text is taken as it is, whitespace removed and the
-        own name, as a whole word, replaced. Only equality of these strings is used."""
+        token: the comments are found where their openers are (`_comment_marks`), Python's
+        blocks (which become braces) by a query run in tree-sitter, the rest of the text is
+        taken as it is, whitespace removed and the own name, as a whole word, replaced. Only
+        equality of these strings is used."""
         key = (start, end, own_name)
         cached = self._flats.get(key)
         if cached is not None:
             return cached
         self.symbols  # noqa: B018 - parses (and settles the grammar)
-        query = _marks_query(self.grammar)
-        if query is None or self._tree is None:
+        usable, query = _blocks_query(self.grammar)
+        if not usable or self._tree is None:
             text = squeeze(self.norm(start, end, own_name))
             self._flats[key] = text
             return text
-        from anchors.treesitter import QueryCursor
+        root = self._tree.root_node
+        marks = _comment_marks(root, self._source, start, end, self.grammar)
+        if query is not None:
+            from anchors.treesitter import QueryCursor
 
-        cursor = QueryCursor(query)
-        cursor.set_byte_range(start, end)
-        marks: list[tuple[int, int, bytes]] = []  # (from, to, replacement)
-        for name, nodes in cursor.captures(self._tree.root_node).items():
-            for node in nodes:
-                a, b = node.start_byte, node.end_byte
-                if name == "c":
-                    if b > start and a < end:
-                        marks.append((max(a, start), min(b, end), b""))
-                elif a >= start and b <= end:
-                    marks.append((a, a, b"{"))
-                    marks.append((b, b, b"}"))
+            cursor = QueryCursor(query)
+            cursor.set_byte_range(start, end)
+            for nodes in cursor.captures(root).values():
+                for node in nodes:
+                    a, b = node.start_byte, node.end_byte
+                    if a >= start and b <= end:
+                        marks.append((a, a, b"{"))
+                        marks.append((b, b, b"}"))
         source = self._source
         if marks:
             marks.sort(key=lambda m: (m[0], m[1]))
@@ -366,23 +366,66 @@ def _body_span(symbol: Symbol) -> tuple[int, int, str]:
     return start, symbol.end_byte, symbol.short_name
 
 
-_QUERIES: dict[str, Query | None] = {}
+_QUERIES: dict[str, tuple[bool, Query | None]] = {}
+# What each comment of a language starts with (the others': `//` and `/*`).
+_OPENERS = {"python": (b"#",)}
 
 
-def _marks_query(language: str) -> Query | None:
-    """A query for the comments (`c`) and meaningful blocks (`b`) of a language."""
+def _blocks_query(language: str) -> tuple[bool, Query | None]:
+    """A query for the blocks that count (Python's, which the token text brackets), None for a
+    language without such blocks; first whether the grammar has every node type named (else
+    the token walk is used)."""
     if language not in _QUERIES:
         from anchors.languages import SUPPORTED, grammar
         from anchors.treesitter import Query
 
         spec = SUPPORTED[language]
-        patterns = [f"({t}) @c" for t in sorted(spec.comment_types)]
-        patterns += [f"({t}) @b" for t in sorted(spec.block_types)]
         try:
-            _QUERIES[language] = Query(grammar(language), " ".join(patterns))
+            for kind in spec.comment_types:  # (checked: `_comment_marks` relies on them)
+                Query(grammar(language), f"({kind}) @c")
+            patterns = " ".join(f"({t}) @b" for t in sorted(spec.block_types))
+            _QUERIES[language] = (True, Query(grammar(language), patterns) if patterns else None)
         except Exception:  # a node type the grammar lacks: use the token walk
-            _QUERIES[language] = None
+            _QUERIES[language] = (False, None)
     return _QUERIES[language]
+
+
+def _comment_marks(
+    root: Node, source: bytes, start: int, end: int, language: str
+) -> list[tuple[int, int, bytes]]:
+    """The comments that overlap bytes [start, end), clipped to them, as (from, to, b"").
+
+    Every comment starts with its opener (`#`, `//`, `/*`): each opener in the text is looked
+    up in the tree (the node there, or one it is part of: a `//` in a string is not a comment,
+    nor a `/*` inside a `//` comment, which is marked whole). What a query for the comment
+    types captures, for a fifth of its time on a long function (the query visits every node of
+    the range); the token walk, which the history tests compare with, is the reference."""
+    from anchors.languages import SUPPORTED
+
+    comments = SUPPORTED[language].comment_types
+    marks: list[tuple[int, int, bytes]] = []
+    taken: set[int] = set()
+
+    def mark(at: int) -> int:
+        """Mark the comment holding byte `at`, if any; where to search on from."""
+        node: Node | None = root.descendant_for_byte_range(at, at + 1)
+        while node is not None and node.type not in comments:
+            node = node.parent
+        if node is None:
+            return at + 1
+        a, b = node.start_byte, node.end_byte
+        if a not in taken and b > start and a < end:
+            taken.add(a)
+            marks.append((max(a, start), min(b, end), b""))
+        return max(b, at + 1)
+
+    mark(start)  # one begun before the range
+    for opener in _OPENERS.get(language, (b"//", b"/*")):
+        stop = end + len(opener) - 1  # an opener begun in the range, ending past it
+        at = source.find(opener, start, stop)
+        while at >= 0:
+            at = source.find(opener, mark(at), stop)
+    return marks
 
 
 def similarity(a: Found, b: Found) -> float:

@@ -223,3 +223,48 @@ def test_match_predicates_work_though_re_is_loaded_late() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.split() == ["['foo',", "'fooo']", "True"]
+
+
+# Sources with comments where a search for their openers can go wrong: openers in strings,
+# regular expressions and other comments, doc comments (children in some grammars), nested
+# block comments, a comment right at the start.
+_COMMENTED = {
+    "python": b'# top\ndef f(a):  # trailing\n    s = "# not one"  # one\n    """doc # no"""\n'
+    b"    return a  # end\n#\n",
+    "javascript": b'// top\nfunction f(a) { // x\n  const u = "http://x/*y*/"; /* b // c */\n'
+    b"  const r = /\\/\\//g; return `//${a}/*`; /** doc */\n}\n/*\n*/\n",
+    "typescript": b"/* a */ function f(a: number): number { // x\n  return a /* b */ + 1; }\n"
+    b'const s = "/*"; // "x"\n',
+    "go": b'// Package x\npackage x\n\nfunc F(a int) int { // x\n\ts := "//"; /* b */\n'
+    b"\treturn a // c\n}\n",
+    "rust": b"/// doc\n//! inner\nfn f(a: i32) -> i32 { /* a /* nested */ b */ // c\n"
+    b'    let s = "/* no */"; a }\n/** block doc */\nfn g() {}\n',
+    "java": b'/** doc */\nclass A { // x\n  int f() { String s = "//"; /* b */ return 1; } }\n',
+    "c": b'/* a */ int f(int a) { // x\n  char *s = "/* no */"; return a; /* b */ }\n',
+}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(_COMMENTED)), st.integers(0, 200), st.integers(0, 200))
+def test_comments_found_by_their_openers_are_the_ones_a_query_captures(
+    language: str, a: int, b: int
+) -> None:
+    from anchors.history_compare import _comment_marks
+    from anchors.languages import SUPPORTED, grammar, parser_for
+    from anchors.treesitter import Query, QueryCursor
+
+    source = _COMMENTED[language]
+    start, end = sorted((min(a, len(source)), min(b, len(source))))
+    tree = parser_for(language).parse(source)
+    kinds = " ".join(f"({t}) @c" for t in sorted(SUPPORTED[language].comment_types))
+    cursor = QueryCursor(Query(grammar(language), kinds))
+    cursor.set_byte_range(start, end)
+    expected = sorted(
+        (max(n.start_byte, start), min(n.end_byte, end), b"")
+        for nodes in cursor.captures(tree.root_node).values()
+        for n in nodes
+        if n.end_byte > start and n.start_byte < end
+    )
+    got = _comment_marks(tree.root_node, source, start, end, language)
+    assert sorted(got) == expected
+    assert len(expected) >= (1 if (start, end) == (0, len(source)) else 0)
