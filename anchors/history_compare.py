@@ -4,6 +4,7 @@ body text (whitespace and comments do not count), similarity for renames and mov
 from __future__ import annotations
 
 import os
+from io import BytesIO
 
 from anchors.keyed import Keyed
 
@@ -62,10 +63,7 @@ class Version:
         """The source's lines, each with its newline (split on newlines only, as git does)."""
         if self._lines is None:
             self.symbols  # noqa: B018 - the parsed source may differ (invalid UTF-8 repaired)
-            parts = self._source.split(b"\n")
-            self._lines = [part + b"\n" for part in parts[:-1]]
-            if parts[-1]:
-                self._lines.append(parts[-1])
+            self._lines = BytesIO(self._source).readlines()  # (4x a list of `part + b"\n"`)
         return self._lines
 
     @property
@@ -238,9 +236,12 @@ def _edited(tree: Tree, old: bytes, new: bytes, edits: list[tuple[int, int, byte
     pieces.append(old[at:])
     if b"".join(pieces) != new:
         return None
+    # Each edit's start and end as (row, column), counted in one pass over `old`.
+    points = _points(old, [offset for start, end, _ in edits for offset in (start, end)])
     edited = tree.copy()
-    for start, end, text in reversed(edits):
-        row, column = _point(old, start)
+    for number in range(len(edits) - 1, -1, -1):
+        start, end, text = edits[number]
+        (row, column), old_end = points[2 * number], points[2 * number + 1]
         lines = text.count(b"\n")
         end_column = len(text) - text.rfind(b"\n") - 1 if lines else column + len(text)
         edited.edit(
@@ -248,10 +249,24 @@ def _edited(tree: Tree, old: bytes, new: bytes, edits: list[tuple[int, int, byte
             old_end_byte=end,
             new_end_byte=start + len(text),
             start_point=(row, column),
-            old_end_point=_point(old, end),
+            old_end_point=old_end,
             new_end_point=(row + lines, end_column),
         )
     return edited
+
+
+def _points(source: bytes, offsets: list[int]) -> list[tuple[int, int]]:
+    """`_point` of each of `offsets` (ascending), reading `source` once."""
+    points: list[tuple[int, int]] = []
+    row = line_start = at = 0
+    for offset in offsets:
+        row += source.count(b"\n", at, offset)
+        newline = source.rfind(b"\n", at, offset)
+        if newline >= 0:
+            line_start = newline + 1
+        points.append((row, offset - line_start))
+        at = offset
+    return points
 
 
 class Found(Keyed):
@@ -428,10 +443,25 @@ def _comment_marks(
     return marks
 
 
+# Similarities of long bodies, as computed (a walk's checks ask for the same pair again: the
+# rename search and then whether another definition claimed it; ~20 ms each for 2,000 tokens).
+_SIMILAR: dict[tuple[str, str], float] = {}
+_SIMILAR_SIZE = 64  # pairs kept (the oldest dropped first)
+_SIMILAR_FROM = 4000  # characters of the two texts together: shorter ones are not kept
+
+
 def similarity(a: Found, b: Found) -> float:
     from anchors.fingerprint import similarity
 
-    return similarity(a.version.body_of(a.symbol), b.version.body_of(b.symbol))
+    x, y = a.version.body_of(a.symbol), b.version.body_of(b.symbol)
+    if len(x) + len(y) < _SIMILAR_FROM:
+        return similarity(x, y)
+    known = _SIMILAR.get((x, y))
+    if known is None:
+        known = _SIMILAR[(x, y)] = similarity(x, y)
+        if len(_SIMILAR) > _SIMILAR_SIZE:
+            del _SIMILAR[next(iter(_SIMILAR))]
+    return known
 
 
 def compatible(a: Symbol, b: Symbol) -> bool:

@@ -4,6 +4,7 @@ file, across renames, file renames and moves (see `anchors.history` for the meth
 from __future__ import annotations
 
 import os
+from itertools import accumulate
 
 from anchors.history_compare import (
     Found,
@@ -211,9 +212,7 @@ def _snippet_edits(
     hunk's new lines replaced by its removed ones. As (start, end, text), base bytes [start,
     end) replaced by `text`, in order. (The parse checks that they give the older source, and
     reads it whole otherwise.)"""
-    offsets = [0]
-    for line in base.lines:
-        offsets.append(offsets[-1] + len(line))
+    offsets = list(accumulate(map(len, base.lines), initial=0))
     last = len(offsets) - 1
 
     def at(index: int) -> int:  # the base byte where `new_lines[index]` starts

@@ -268,3 +268,12 @@ def test_comments_found_by_their_openers_are_the_ones_a_query_captures(
     got = _comment_marks(tree.root_node, source, start, end, language)
     assert sorted(got) == expected
     assert len(expected) >= (1 if (start, end) == (0, len(source)) else 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=60).map(lambda b: b.replace(b"\r", b"\n")), st.lists(st.integers(0, 60)))
+def test_edit_points_counted_in_one_pass_are_each_ones(source: bytes, offsets: list[int]) -> None:
+    from anchors.history_compare import _point, _points
+
+    ordered = sorted(min(o, len(source)) for o in offsets)
+    assert _points(source, ordered) == [_point(source, o) for o in ordered]
