@@ -52,7 +52,7 @@ class Version:
         self._symbols: list[Symbol] | None = None
         self._lines: list[bytes] | None = None
         self._norms: dict[tuple[int, int, str], str] = {}
-        self._flats: dict[tuple[int, int, str], str] = {}
+        self._flats: dict[tuple[int, int, str, bool], str] = {}
 
     @property
     def source(self) -> bytes:
@@ -158,13 +158,14 @@ class Version:
         self._norms[key] = text
         return text
 
-    def flat(self, start: int, end: int, own_name: str) -> str:
+    def flat(self, start: int, end: int, own_name: str, blocks: bool = True) -> str:
         """`squeeze(norm(start, end, own_name))` computed from the text rather than from every
         token: the comments are found where their openers are (`_comment_marks`), Python's
         blocks (which become braces) by a query run in tree-sitter, the rest of the text is
         taken as it is, whitespace removed and the own name, as a whole word, replaced. Only
-        equality of these strings is used."""
-        key = (start, end, own_name)
+        equality of these strings is used. Without `blocks`: the same with no block looked
+        for and every brace left out (see `_differ`)."""
+        key = (start, end, own_name, blocks)
         cached = self._flats.get(key)
         if cached is not None:
             return cached
@@ -172,11 +173,13 @@ class Version:
         usable, query = _blocks_query(self.grammar)
         if not usable or self._tree is None:
             text = squeeze(self.norm(start, end, own_name))
+            if not blocks:
+                text = text.replace("{", "").replace("}", "")
             self._flats[key] = text
             return text
         root = self._tree.root_node
         marks = _comment_marks(root, self._source, start, end, self.grammar)
-        if query is not None:
+        if query is not None and blocks:
             from anchors.treesitter import QueryCursor
 
             cursor = QueryCursor(query)
@@ -205,6 +208,8 @@ class Version:
         if own_name and own_name in text:
             text = _own_name_as_self(text, own_name)
         text = "".join(text.replace("\\n", " ").split())
+        if not blocks:
+            text = text.replace("{", "").replace("}", "")
         self._flats[key] = text
         return text
 
@@ -354,11 +359,14 @@ def differences(old: Found, new: Found) -> list[str]:
     """Which of signature and body differ between two versions of one symbol."""
     kinds: list[str] = []
     a, b = old.symbol, new.symbol
-    if old.version.flat(a.start_byte, a.body_start, a.short_name) != new.version.flat(
-        b.start_byte, b.body_start, b.short_name
+    if _differ(
+        old.version,
+        (a.start_byte, a.body_start, a.short_name),
+        new.version,
+        (b.start_byte, b.body_start, b.short_name),
     ):
         kinds.append("signature")
-    if old.version.flat(*_body_span(a)) != new.version.flat(*_body_span(b)):
+    if _differ(old.version, _body_span(a), new.version, _body_span(b)):
         kinds.append("body")
     if _CHECK_FLAT:
         slow: list[str] = []
@@ -374,6 +382,22 @@ def differences(old: Found, new: Found) -> list[str]:
 
 
 _CHECK_FLAT = bool(os.environ.get("TETHER_CHECK_FLAT"))
+
+
+def _differ(
+    old: Version, old_span: tuple[int, int, str], new: Version, new_span: tuple[int, int, str]
+) -> bool:
+    """Whether the flat texts of two spans differ. Where blocks count (Python), their texts
+    without any brace are compared first: when those differ, so do the whole ones (each is the
+    other with braces taken out), and no block is looked for: most versions the walk compares
+    did change, and the query for the blocks is most of a flat text's cost."""
+    if (
+        old.grammar == new.grammar
+        and _blocks_query(old.grammar)[1] is not None
+        and old.flat(*old_span, blocks=False) != new.flat(*new_span, blocks=False)
+    ):
+        return True
+    return old.flat(*old_span) != new.flat(*new_span)
 
 
 def _body_span(symbol: Symbol) -> tuple[int, int, str]:
