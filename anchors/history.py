@@ -199,9 +199,15 @@ def symbol_history(
         version = blobs.version_at(sha, path)
         if version is None:
             raise HistoryError(f"{path} does not exist at {rev}")
+        # While it is parsed, the walk of the file's older name is started as soon as git has
+        # shown where the file was added and under what name before.
+        renamed = walker
+
+        version.while_parsing = lambda: renamed.finish_renamed(log, path, wait=False)
         from anchors.symbols import lookup
 
         target, candidates = lookup(version.symbols, symbol)
+        version.while_parsing = None
         if target is None:
             raise HistoryError(_unknown_symbol(path, symbol, rev, version.symbols, candidates))
         symbol = target.name

@@ -10,6 +10,8 @@ from anchors.keyed import Keyed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from tree_sitter import Node, Query, Tree
 
     from anchors.symbols import Symbol
@@ -52,6 +54,8 @@ class Version:
         self._symbols: list[Symbol] | None = None
         self._lines: list[bytes] | None = None
         self._norms: dict[tuple[int, int, str], str] = {}
+        # Called now and then while the source is parsed whole (see `read_while_parsing`).
+        self.while_parsing: Callable[[], None] | None = None
         self._flats: dict[tuple[int, int, str, bool], str] = {}
 
     @property
@@ -101,6 +105,8 @@ class Version:
         parser = parser_for(grammar)
         base = self._base
         if base is None or base._tree is None or base.grammar != grammar:
+            if self.while_parsing is not None:
+                return parser.parse(read_while_parsing(source, self.while_parsing))
             return parser.parse(source)
         old = base._source
         if self._edits is not None:
@@ -225,6 +231,24 @@ class Version:
     def text_of(self, symbol: Symbol) -> bytes:
         """The symbol's source bytes."""
         return self._source[symbol.start_byte : symbol.end_byte]
+
+
+def read_while_parsing(
+    source: bytes, hook: Callable[[], None], chunk: int = 8192
+) -> Callable[[int, tuple[int, int]], bytes]:
+    """What tree-sitter's parser reads `source` through, in chunks, calling `hook` at each one:
+    a parse holds the interpreter for milliseconds, and the hook lets the program do in that
+    time what cannot wait (start a git process as soon as the one before it has answered). The
+    hook must not raise (what it raises is dropped)."""
+
+    def read(offset: int, _point: tuple[int, int]) -> bytes:
+        try:  # noqa: SIM105 - contextlib is not imported on this way
+            hook()
+        except Exception:  # noqa: S110 - see above: the walk asks again after the parse
+            pass
+        return source[offset : offset + chunk]
+
+    return read
 
 
 def _edited(tree: Tree, old: bytes, new: bytes, edits: list[tuple[int, int, bytes]]) -> Tree | None:

@@ -381,6 +381,7 @@ class FileLog:
         self._commits: dict[str, Commit] = {}
         self._order: list[Commit] = []  # as git listed them
         self._merges: list[Commit] = []
+        self._added: list[Commit] = []  # commits that added the file (no merges)
         self._on_merge: Callable[[Commit], None] | None = None
         self._pending = b""
         self._eof = False
@@ -408,7 +409,7 @@ class FileLog:
 
     def added(self) -> list[Commit]:
         """The commits read so far that added the file (no merges)."""
-        return [c for c in self._commits.values() if c.old_blob is None and len(c.parents) < 2]
+        return self._added
 
     def first(self) -> str | None:
         """The newest commit that touched the file (None: none did)."""
@@ -444,6 +445,8 @@ class FileLog:
                 self.tip = commit.sha
             self._commits[commit.sha] = commit
             self._order.append(commit)
+            if commit.old_blob is None and len(commit.parents) < 2:
+                self._added.append(commit)
             if len(commit.parents) > 1:
                 self._merges.append(commit)
                 if self._on_merge is not None:
@@ -633,6 +636,20 @@ class TreeChanges:
             self._take()
         if self._proc is not None:
             self._send([self._questions[-1]])
+
+    def answered(self, parent: str, sha: str) -> bool:
+        """Whether the answer to a question asked is in, taking what git has written so far
+        without waiting for more."""
+        index = self._asked.get((parent, sha))
+        if index is None:
+            return False
+        while (
+            len(self._answers) <= index
+            and self._proc is not None
+            and select.select([self._proc.fileno()], [], [], 0)[0]
+        ):
+            self._take()
+        return len(self._answers) > index
 
     def result(self, parent: str, sha: str) -> list[tuple[str, str, str]]:
         """(status, old path, new path) of every file `sha` changed against `parent`."""

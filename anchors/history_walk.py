@@ -429,12 +429,16 @@ class Walker:
                 self.pending[key] = None
                 self.tree.ask(parents[0], commit.sha)
 
-    def finish_renamed(self, log: FileLog, path: str) -> None:
+    def finish_renamed(self, log: FileLog, path: str, wait: bool = True) -> None:
         """The second half of `start_renamed`: the logs of the files renamed to PATH, also for
         an added commit the log has shown since (the walk of a file's older name is the longest
-        wait of many histories: git's diffs of each commit that touched it)."""
+        wait of many histories: git's diffs of each commit that touched it). Without `wait`,
+        only what git has answered by now (it is called while the current version is parsed:
+        see `Version.while_parsing`)."""
         self.start_renamed(log, path)
         for parent, sha, named in list(self.pending):
+            if not wait and not self.tree.answered(parent, sha):
+                continue
             del self.pending[(parent, sha, named)]
             changes = self.changes.setdefault((parent, sha), self.tree.result(parent, sha))
             for status, old_path, new_path in changes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -202,6 +203,49 @@ def test_tree_changes_answers_each_question_of_one_process(tmp_path: Path) -> No
         assert changes.result(renamed, edited) == [("M", "keep.py", "keep.py")]
     finally:
         changes.close()
+
+
+def test_tree_changes_tells_without_waiting_whether_an_answer_is_in(tmp_path: Path) -> None:
+    """`answered` never blocks: False for a question not asked, and True once git's answer has
+    come (polled), the same answer `result` then gives."""
+    r = Repo(tmp_path / "r")
+    r.write("a.py", "".join(f"def f{i}():\n    return {i}\n\n" for i in range(20)))
+    first = r.commit("one")
+    (r.path / "a.py").rename(r.path / "b.py")
+    renamed = r.commit("rename")
+    changes = TreeChanges(r.path)
+    try:
+        assert not changes.answered(first, renamed)  # not asked
+        changes.ask(first, renamed)
+        for _ in range(2000):  # git answers within a few milliseconds
+            if changes.answered(first, renamed):
+                break
+            time.sleep(0.005)
+        assert changes.answered(first, renamed)
+        assert changes.result(first, renamed) == [("R100", "a.py", "b.py")]
+    finally:
+        changes.close()
+
+
+def test_a_version_parsed_through_the_hook_is_parsed_the_same(tmp_path: Path) -> None:
+    """The current version is parsed through `read_while_parsing` (git's next process is
+    started from its hook): the same tree as a plain parse, the hook called as it goes, and a
+    hook that fails costs nothing."""
+    from anchors.history_compare import Version, read_while_parsing
+    from anchors.languages import parser_for
+
+    source = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(2000)).encode()
+    calls: list[int] = []
+    plain = parser_for("python").parse(source)
+    hooked = parser_for("python").parse(read_while_parsing(source, lambda: calls.append(1)))
+    assert str(hooked.root_node) == str(plain.root_node) and len(calls) > 3
+
+    def broken() -> None:
+        raise RuntimeError("a git process failed")
+
+    version = Version("blob", source, "python")
+    version.while_parsing = broken
+    assert [s.name for s in version.symbols][:2] == ["f0", "f1"] and len(version.symbols) == 2000
 
 
 def test_plain_repository_is_what_git_says_or_left_to_git(
