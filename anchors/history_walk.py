@@ -225,6 +225,10 @@ def _snippet_edits(
     return [edit for edit in edits if edit[0] != edit[1] or edit[2]]
 
 
+def _indent(line: bytes) -> bytes:
+    return line[: len(line) - len(line.lstrip(b" \t"))]
+
+
 def _attached(patch: Patch, cur: State, language: str) -> bool:
     """Whether a hunk just outside the symbol removed lines that may have been part of it:
     a decorator or annotation just above it, or (Python) statements of its body just below
@@ -718,11 +722,18 @@ class Walker:
         hit = hits[0]
         if hit.start_line < first or (first_kept and hit.start_line != first):
             return None
+        if language == "python" and _indent(snippet.lines[hit.start_line - 1]) != _indent(
+            version.lines[sym.start_line - 1]
+        ):
+            # Under the same enclosing declarations a Python definition keeps its indentation:
+            # old lines indented otherwise were under another one, which the small source lacks
+            # (a class removed and its methods made functions, the class line outside the hunk:
+            # its method parses alone as a function of the same name).
+            return None
         if open_end:
             end_hunk = hunks[touching[-1]]
             after = end_hunk[2] + end_hunk[3] if end_hunk[3] else end_hunk[2] + 1
-            indent = snippet.lines[hit.start_line - 1]
-            indent = indent[: len(indent) - len(indent.lstrip(b" \t"))]
+            indent = _indent(snippet.lines[hit.start_line - 1])
             if hit.end_line > last or not self._closes(patch, after, indent):
                 return None
         elif hit.end_line != last:
