@@ -225,6 +225,12 @@ def _snippet_edits(
     return [edit for edit in edits if edit[0] != edit[1] or edit[2]]
 
 
+def _same_name(a: str, b: str, language: str) -> bool:
+    """Whether two last name parts name the same thing: equal, or in Go equal but for the case
+    of the first letter (exported or not)."""
+    return a == b or (language == "go" and a[:1].swapcase() + a[1:] == b)
+
+
 def _indent(line: bytes) -> bytes:
     return line[: len(line) - len(line.lstrip(b" \t"))]
 
@@ -811,11 +817,14 @@ class Walker:
         if hit is not None:
             return hit[0]
         # The same name under another qualifier (a method turned function, a class renamed),
-        # however rewritten: the name is the evidence.
+        # however rewritten: the name is the evidence. In Go, a name's first letter says only
+        # whether it is exported: `NewRegistry` made `newRegistry` is the same name
+        # (client_golang's rewrite of its registry).
         same_short = [
             f
             for f in gone
-            if f.short_name == target.short_name and compatible(f.symbol, target.symbol)
+            if _same_name(f.short_name, target.short_name, old.language)
+            and compatible(f.symbol, target.symbol)
         ]
         if len(same_short) == 1:
             return same_short[0]

@@ -39,3 +39,48 @@ def test_methods_made_functions_with_the_class_line_outside_the_hunk(tmp_path: P
     assert [e.commit for e in history.commits] == [flattened, edited, born]
     assert "rename" in history.commits[0].changes
     assert [e.symbol for e in history.commits[1:]] == ["Suite.test_b", "Suite.test_b"]
+
+
+def test_a_go_name_made_unexported_in_a_rewrite_is_the_same_name(tmp_path: Path) -> None:
+    """client_golang's 5d40912f rewrote its registry: `NewRegistry` (returning the interface)
+    vanished and `newRegistry` (returning the struct, with other fields) appeared, too unlike
+    for a rename by likeness. In Go a name's first letter says only whether it is exported:
+    the history continues into `NewRegistry`, as it would under the same name."""
+    r = Repo(tmp_path / "r")
+    old = (
+        "package reg\n\n"
+        "func NewRegistry() Registry {\n\treturn &registry{\n\t\tcontainers: make(map[uint64]int),\n"
+        "\t}\n}\n\nfunc Register(name string) error {\n\treturn Default.Register(name)\n}\n"
+    )
+    r.write("registry.go", old)
+    born = r.commit("registry")
+    new = (
+        "package reg\n\n"
+        "func newRegistry() *registry {\n\treturn &registry{\n\t\tcollectorsByID: map[uint64]C{},\n"
+        "\t\tdescIDs: map[uint64]struct{}{},\n\t\tbufPool: make(chan *bytes.Buffer, numBufs),\n"
+        "\t}\n}\n\nfunc MustRegister(cs ...Collector) {\n\tfor _, c := range cs {\n"
+        "\t\tDefault.MustRegister(c)\n\t}\n}\n"
+    )
+    r.write("registry.go", new)
+    rewritten = r.commit("complete rewrite")
+    history = symbol_history(r.path, "registry.go", "newRegistry")
+    assert [e.commit for e in history.commits] == [rewritten, born]
+    assert "rename" in history.commits[0].changes
+    assert history.commits[1].symbol == "NewRegistry"
+
+    # Not in another language: there the case of a name is part of it.
+    r2 = Repo(tmp_path / "r2")
+    r2.write(
+        "reg.py",
+        "def NewRegistry():\n    return Registry(containers={})\n\n\n"
+        "def register(name):\n    return default.register(name)\n",
+    )
+    r2.commit("registry")
+    r2.write(
+        "reg.py",
+        "def newRegistry():\n    made = _Registry()\n    made.ids, made.pool = set(), []\n"
+        "    return made\n\n\n"
+        "def must_register(*cs):\n    for c in cs:\n        default.must_register(c)\n",
+    )
+    later = r2.commit("rewrite")
+    assert [e.commit for e in symbol_history(r2.path, "reg.py", "newRegistry").commits] == [later]
