@@ -213,7 +213,8 @@ class Version:
         text = raw.decode("utf-8", "replace")
         if own_name and own_name in text:
             text = _own_name_as_self(text, own_name)
-        text = "".join(text.replace("\\n", " ").split())
+        # (Whitespace goes, also inside strings; an escape such as `\n` in a string is code.)
+        text = "".join(text.split())
         if not blocks:
             text = text.replace("{", "").replace("}", "")
         self._flats[key] = text

@@ -84,3 +84,21 @@ def test_a_go_name_made_unexported_in_a_rewrite_is_the_same_name(tmp_path: Path)
     )
     later = r2.commit("rewrite")
     assert [e.commit for e in symbol_history(r2.path, "reg.py", "newRegistry").commits] == [later]
+
+
+def test_an_escape_taken_out_of_a_string_is_a_change(tmp_path: Path) -> None:
+    """client_golang's 0afe1a81 changed `"... registered.\\n"` to `"... registered."`: not
+    whitespace but code (the string printed is another). It was taken for whitespace (the text
+    compared had its `\\n` escapes turned to spaces). A space taken out of a string stays no
+    change, as whitespace anywhere."""
+    r = Repo(tmp_path / "r")
+    body = 'package ex\n\nfunc Example() {\n\tfmt.Println("GaugeFunc registered.END")\n}\n'
+    r.write("ex_test.go", body.replace("END", "\\n"))
+    born = r.commit("example")
+    r.write("ex_test.go", body.replace("END", ""))
+    escaped = r.commit("no newline")
+    r.write("ex_test.go", body.replace("END", "").replace("Gauge", "Gauge "))
+    r.commit("a space in the string")
+    history = symbol_history(r.path, "ex_test.go", "Example")
+    assert [e.commit for e in history.commits] == [escaped, born]
+    assert list(history.commits[0].changes) == ["body"]
