@@ -97,15 +97,25 @@ def check(repo: Path, path: str, name: str) -> tuple[int, list[str], list[str]] 
         rev = "HEAD" if k == 0 else stretches[k - 1][2][-1] + "^"
         swept = sweep(repo, at, symbol, rev)
         # The sweep walks on past the stretch's start into older lives of the path: its commits
-        # down to the first where the symbol was absent before are the stretch.
+        # down to the stretch's oldest are compared (a history is a graph: a branch can begin
+        # where another goes on), and at the oldest the symbol must have been absent before (a
+        # start, a rename, a move), else the stretch was cut short.
         if not swept:
             unread.append(f"{at}::{symbol}")
             continue
-        upto: list[str] = []
-        for commit, verdict in swept:
-            upto.append(commit)
-            if verdict.startswith("absent"):
-                break
+        listed = [commit for commit, _ in swept]
+        verdicts = dict(swept)
+        oldest = mine[-1]
+        if oldest in verdicts:
+            upto = listed[: listed.index(oldest) + 1]
+            if not verdicts[oldest].startswith("absent"):
+                differ.append(f"{at}::{symbol}@{rev[:9]} begins at {oldest[:8]}, not a start")
+        else:
+            upto = []
+            for commit, verdict in swept:
+                upto.append(commit)
+                if verdict.startswith("absent"):
+                    break
         if set(upto) != set(mine):
             extra = sorted(c[:8] for c in set(mine) - set(upto))
             missing = sorted(c[:8] for c in set(upto) - set(mine))
