@@ -56,14 +56,15 @@ def pool(repo: Path) -> list[tuple[str, str]]:
         if not (repo / path).is_file():
             continue
         symbols = extract_symbols((repo / path).read_bytes(), language)
-        seen = collections.Counter(s.name for s in symbols)
+        # Overloads share a name (the index numbers them `name~2`...): the sweep's lookup takes
+        # the first of them, so a name written more than once is left out.
+        seen = collections.Counter(s.name.split("~")[0] for s in symbols)
         found += [
             (path, s.name)
             for s in symbols
             if s.kind in ("function", "method")
             and seen[s.name] == 1
             and s.end_line - s.start_line >= 5
-            and "~" not in s.name
         ]
     return found
 
