@@ -773,7 +773,13 @@ class Walker:
         at `indent` ended before it in both versions."""
         if not patch.new_blob:
             return False
-        for text in self.blobs.raw(patch.new_blob).split(b"\n")[line - 1 :]:
+        # New lines a hunk wrote are not the old file's: there nothing is known.
+        changed = [(c, c + d) for _, _, c, d in patch.hunks if d]
+        for number, text in enumerate(
+            self.blobs.raw(patch.new_blob).split(b"\n")[line - 1 :], start=line
+        ):
+            if any(first <= number < end for first, end in changed):
+                return False
             code = text.lstrip(b" \t")
             if not code.strip() or code.startswith(b"#"):
                 continue

@@ -102,3 +102,52 @@ def test_an_escape_taken_out_of_a_string_is_a_change(tmp_path: Path) -> None:
     history = symbol_history(r.path, "ex_test.go", "Example")
     assert [e.commit for e in history.commits] == [escaped, born]
     assert list(history.commits[0].changes) == ["body"]
+
+
+def test_a_python_end_is_not_read_from_lines_the_commit_wrote(tmp_path: Path) -> None:
+    """scrapy's c9f2865c cut `Scheduler.enqueue_request` short: its new last lines replaced the
+    old body's first part, the old rest (a deeper `if`/`else`) became the next method's first
+    lines. Where the old definition ended was read from the first code line after the hunk, but
+    that line was written by the commit (the next method's `def`): the old end was taken five
+    lines too soon, and the earlier change inside the lost lines was missed."""
+    r = Repo(tmp_path / "r")
+    old = (
+        "class S:\n"
+        "    def enqueue(self, r):\n"
+        '        """\n        Add a page.\n        """\n'
+        "        rid = fp(r)\n"
+        "        added = self.f.add(rid)\n"
+        "\n"
+        "        if added:\n"
+        "            d = D()\n"
+        "            self.q.push(d)\n"
+        "            return d\n"
+        "        else:\n"
+        "            return fail({arg})\n"
+        "\n"
+        "    def seen(self, r):\n"
+        '        """\n        Seen before.\n        """\n'
+        "        return self.f.has(fp(r))\n"
+    )
+    r.write("sched.py", old.format(arg=""))
+    born = r.commit("scheduler")
+    r.write("sched.py", old.format(arg="r"))
+    tail = r.commit("fail with the request")
+    r.write(
+        "sched.py",
+        "class S:\n"
+        "    def enqueue(self, r):\n"
+        '        """Enqueue a request."""\n'
+        "        d = D()\n"
+        "        self.q.push((r, d))\n"
+        "        return d\n"
+        "\n"
+        "    def next(self):\n"
+        '        """Return the next request.\n'
+        "        Or None.\n"
+        '        """\n'
+        "        return self.q.pop()\n",
+    )
+    rewritten = r.commit("no duplicate filter")
+    history = symbol_history(r.path, "sched.py", "S.enqueue")
+    assert [e.commit for e in history.commits] == [rewritten, tail, born]
