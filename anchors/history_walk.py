@@ -151,6 +151,21 @@ class State:
     def of(cls, path: str, found: Found) -> State:
         sym, version = found.symbol, found.version
         outer = enclosing_definitions(version.symbols, sym.name)
+        if not outer and sym.kind == "method":
+            # A Rust method's qualifier is its `impl` block's type, a definition named for the
+            # whole `impl Trait for Type` line: the blocks around it are its qualifiers (their
+            # lines name it: axum renamed `Body` to `SseBody` on that line alone).
+            outer = sorted(
+                (
+                    s
+                    for s in version.symbols
+                    if s.kind == "impl"
+                    and s.start_line <= sym.start_line
+                    and s.end_line >= sym.end_line
+                    and s is not sym
+                ),
+                key=lambda s: (s.start_line, -s.end_line),
+            )
         headers = tuple(s.start_line for s in outer)
         spans: list[tuple[int, int]] = []
         header: bytes | None = b""

@@ -151,3 +151,27 @@ def test_a_python_end_is_not_read_from_lines_the_commit_wrote(tmp_path: Path) ->
     rewritten = r.commit("no duplicate filter")
     history = symbol_history(r.path, "sched.py", "S.enqueue")
     assert [e.commit for e in history.commits] == [rewritten, tail, born]
+
+
+def test_a_rust_method_renamed_with_its_impl_type(tmp_path: Path) -> None:
+    """axum's 6703f863 renamed the body type `Body` to `SseBody` on the `impl HttpBody for ...`
+    line alone. A Rust method's qualifier is its `impl` block, whose line the walk did not watch
+    (the block is a definition named for the whole line, not for the type): the rename was no
+    change, the older commits kept the new name, and the history stopped where the type was
+    older than that name."""
+    r = Repo(tmp_path / "r")
+    source = (  # the type itself is defined elsewhere (axum's inside a function)
+        "use crate::types::{name};\n\n"
+        "impl HttpBody for {name} {{\n    fn poll_data(&mut self) -> u32 {{\n"
+        "        self.n += {step};\n        self.n\n    }}\n}}\n"
+    )
+    r.write("sse.rs", source.format(name="Body", step=1))
+    born = r.commit("body")
+    r.write("sse.rs", source.format(name="Body", step=2))
+    edited = r.commit("step 2")
+    r.write("sse.rs", source.format(name="SseBody", step=2))
+    renamed = r.commit("Body is SseBody")
+    history = symbol_history(r.path, "sse.rs", "SseBody.poll_data")
+    assert [e.commit for e in history.commits] == [renamed, edited, born]
+    assert "rename" in history.commits[0].changes
+    assert [e.symbol for e in history.commits[1:]] == ["Body.poll_data", "Body.poll_data"]
