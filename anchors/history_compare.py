@@ -371,8 +371,7 @@ def _own_name_as_self(text: str, name: str) -> str:
 
 def _point(source: bytes, offset: int) -> tuple[int, int]:
     """(row, column in bytes) of a byte offset, as tree-sitter counts them."""
-    row = source.count(b"\n", 0, offset)
-    return row, offset - (source.rfind(b"\n", 0, offset) + 1)
+    return _points(source, [offset])[0]
 
 
 def squeeze(text: str) -> str:
@@ -444,13 +443,16 @@ def _blocks_query(language: str) -> tuple[bool, Query | None]:
         from anchors.treesitter import Query
 
         spec = SUPPORTED[language]
-        try:
-            for kind in spec.comment_types:  # (checked: `_comment_marks` relies on them)
-                Query(grammar(language), f"({kind}) @c")
-            patterns = " ".join(f"({t}) @b" for t in sorted(spec.block_types))
-            _QUERIES[language] = (True, Query(grammar(language), patterns) if patterns else None)
-        except Exception:  # a node type the grammar lacks: use the token walk
+        known = grammar(language)
+        # (`_comment_marks` relies on the comment types; a grammar lacking one: the token walk.)
+        if any(known.id_for_node_kind(t, True) is None for t in spec.comment_types):
             _QUERIES[language] = (False, None)
+        else:
+            try:
+                patterns = " ".join(f"({t}) @b" for t in sorted(spec.block_types))
+                _QUERIES[language] = (True, Query(known, patterns) if patterns else None)
+            except Exception:  # a block type the grammar lacks: use the token walk
+                _QUERIES[language] = (False, None)
     return _QUERIES[language]
 
 

@@ -33,16 +33,20 @@ else:
         (docs/benchmarks.md); this `compile` imports it at its first call. Any other name asked
         of it is the real module's."""
 
-        @staticmethod
-        def compile(pattern: object, flags: int = 0) -> object:
-            import re
-
-            return re.compile(pattern, flags)  # type: ignore[call-overload]
+        def compile(self, pattern: object, flags: int = 0) -> object:
+            return self._real().compile(pattern, flags)
 
         def __getattr__(self, name: str) -> object:
+            return getattr(self._real(), name)
+
+        def _real(self) -> object:
+            """The real `re` (this stand-in leaves `sys.modules` first, should it be asked while
+            still there)."""
+            if sys.modules.get("re") is self:
+                del sys.modules["re"]
             import re
 
-            return getattr(re, name)
+            return re
 
     _module = _load()
     if _module is None:  # laid out otherwise: the package as usual
