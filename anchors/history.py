@@ -55,6 +55,7 @@ __all__ = [
     "HistoryError",
     "iter_changes",
     "parse_spec",
+    "locate_path",
     "repo_path",
     "resolve_rev",
     "start_log",
@@ -148,15 +149,31 @@ def resolve_rev(root: StrPath, rev: str, blobs: BlobReader | None = None) -> str
 
 def repo_path(root: StrPath, path: str, cwd: StrPath | None = None) -> str:
     """PATH as a repository-relative posix path (relative to `cwd` inside the repo when given);
-    paths that leave the repository are refused."""
+    paths that leave the repository are refused. A symlink in the work tree on the way (the
+    file, or a directory above it) is followed to the file it names, whose history is the one
+    git has (git knows only the link)."""
+    return locate_path(root, path, cwd)[0]
+
+
+def locate_path(root: StrPath, path: str, cwd: StrPath | None = None) -> tuple[str, bool]:
+    """`repo_path`, and whether a symlink was followed to get there."""
     base = os.path.realpath(cwd if cwd is not None else root)
     resolved = os.path.normpath(os.path.join(base, path))  # an absolute PATH stays itself
-    rel = os.path.relpath(resolved, os.path.realpath(root))
+    top = os.path.realpath(root)
+    rel = os.path.relpath(resolved, top)
     if rel == os.pardir or rel.startswith(os.pardir + os.sep):
         raise HistoryError(f"path {path!r} is outside the repository")
     if rel == os.curdir:
         raise HistoryError(f"path {path!r} is not a file")
-    return rel.replace(os.sep, "/")
+    real = os.path.realpath(resolved)
+    if real == resolved:
+        return rel.replace(os.sep, "/"), False
+    rel = os.path.relpath(real, top)
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        raise HistoryError(f"path {path!r} leads through a symlink out of the repository")
+    if rel == os.curdir:
+        raise HistoryError(f"path {path!r} is not a file")
+    return rel.replace(os.sep, "/"), True
 
 
 def start_log(cwd: StrPath, rev: str, path: str) -> FileLog | None:

@@ -794,10 +794,15 @@ class Prestart:
         root = git_dir if bare or len(lines) < 3 else os.path.realpath(lines[2])
         return root, git_dir
 
-    def close(self) -> None:
-        """Stop every process still running."""
+    def forget_log(self) -> None:
+        """Stop the walk of PATH: another path's history is wanted (PATH was a symlink)."""
         if self.log is not None:
             self.log.close()
+            self.log = None
+
+    def close(self) -> None:
+        """Stop every process still running."""
+        self.forget_log()
         self.blobs.close()
         if self._where is not None:
             self._where.close(kill=True)

@@ -644,3 +644,31 @@ def test_a_move_source_whose_declaration_became_another_is_not_taken(tmp_path: P
     assert changes(made.commits) == [(split, ("introduced",))]
     kept = symbol_history(r.path, "number.py", "Number.gte")
     assert [c.commit for c in kept.commits] == [split, born]
+
+
+def test_a_path_through_a_symlink_follows_it(
+    tmp_path: Path, run_tether: Callable[..., subprocess.CompletedProcess[str]]
+) -> None:
+    """git knows a symlinked directory as a link only: the history asked for through it is its
+    target's (said on stderr); a link that leaves the repository is refused, nothing printed."""
+    r = Repo(tmp_path / "r")
+    r.write("core/internals/attr.py", "def is_primitive(x):\n    return x\n")
+    born = r.commit("attr")
+    (r.path / "pkg").mkdir()
+    (r.path / "pkg" / "src").symlink_to("../core/internals", target_is_directory=True)
+    r.write("core/internals/attr.py", "def is_primitive(x):\n    return bool(x)\n")
+    changed = r.commit("link and change")
+    proc = run_tether(["history", "pkg/src/attr.py::is_primitive", "--json"], r.path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["path"] == "core/internals/attr.py"
+    assert [c["commit"] for c in doc["commits"]] == [changed, born]
+    assert "symlink to core/internals/attr.py" in proc.stderr
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "m.py").write_text("def f():\n    pass\n")
+    (r.path / "out").symlink_to(outside, target_is_directory=True)
+    refused = run_tether(["history", "out/m.py::f"], r.path)
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert "symlink out of the repository" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1

@@ -69,6 +69,7 @@ def fast_args(words: list[str]) -> argparse.Namespace | None:
 def cmd_history(args: argparse.Namespace) -> int:
     """Run `tether history`."""
     import os
+    import sys
 
     # git starts walking the file's history now, from the user's directory, while the rest of
     # the program is imported, the repository located and the symbol parsed; whatever turns
@@ -84,8 +85,8 @@ def cmd_history(args: argparse.Namespace) -> int:
         from anchors.errors import NotInRepository
         from anchors.history import (
             HistoryError,
+            locate_path,
             parse_spec,
-            repo_path,
             symbol_history,
             without_graph,
         )
@@ -103,7 +104,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             root, git_dir = os.fspath(found.root), os.fspath(found.git_dir)
         else:
             root, git_dir = where
-        rel = repo_path(root, path, os.getcwd())
+        rel, followed = locate_path(root, path, os.getcwd())
+        if followed:  # git knows the link only: the history asked for is its target's
+            print(f"tether: {path} leads through a symlink to {rel}: following it", file=sys.stderr)
+            if pre is not None:
+                pre.forget_log()
         try:
             history = symbol_history(
                 root,
