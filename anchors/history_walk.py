@@ -54,6 +54,9 @@ MOVE_SIMILARITY_OTHER_NAME = 0.75
 # name are, and as many files it deleted in the symbol's language. (Reading and parsing each file
 # before and after costs ~5 ms a file.)
 MOVE_SEARCH_FILES = 8
+# A changed file this large is parsed in the move search only when its diff removes a line (the
+# diff of all of them is one git process, ~3 ms; parsing a 16 KB file before and after, ~8 ms).
+MOVE_DIFF_BYTES = 16_000
 # Definitions that vanished this near in likeness to the symbol are equally its candidates.
 MOVE_TIE = 0.01
 # A rewritten symbol this like a namesake in a file the same commit deleted is that one moved
@@ -640,6 +643,8 @@ class Walker:
         if older is not None:
             return differences(older.found, cur.found), older
         assert patch.old_blob is not None
+        if not whole and self._added_to(patch, cur):
+            return None
         base = cur.found.version if not cur.found.version.snippet else None
         old = self.blobs.version(patch.old_blob, language, base=base)
         blob = patch.new_blob
@@ -651,6 +656,30 @@ class Walker:
         if match.name != cur.found.name:
             kinds.insert(0, "rename")
         return kinds, State.of(cur.path, match)
+
+    def _added_to(self, patch: Patch, cur: State) -> bool:
+        """Whether the symbol was not in the parent's file, known without parsing that file: the
+        commit only added lines to it (so no definition there vanished or was renamed), the
+        symbol's among them, and the parent's text lacks the symbol's name, or the newer file's other definitions of that
+        name are all in the added lines. The commit where a function was written into an
+        existing file: its whole text (often large) need not be parsed twice to find nothing."""
+        if not patch.hunks or any(old_count for _, old_count, _, _ in patch.hunks):
+            return False
+        added = [(start, start + count) for _, _, start, count in patch.hunks]
+        if not any(a <= cur.start and cur.end < b for a, b in added):
+            return False  # (some of its lines were there before)
+        name = cur.found.short_name
+        if name.encode() not in self.blobs.peek(patch.old_blob or ""):
+            return True
+        version = cur.found.version
+        if version.snippet:
+            return False
+        return not any(
+            sym.short_name == name
+            and sym is not cur.found.symbol
+            and not any(a <= sym.start_line and sym.end_line < b for a, b in added)
+            for sym in version.symbols
+        )
 
     def snippet_step(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol before `patch`, without reading or parsing the whole file, when the patch
@@ -1159,7 +1188,10 @@ class Walker:
             return kept
 
         hits: list[tuple[float, str, Found, bool]] = []
+        unchanged = self._only_added(sha, parent, sources)
         for status, old_path in sources:
+            if old_path in unchanged:
+                continue
             old = self.blobs.version_at(parent, old_path)
             if old is None:
                 continue
@@ -1228,6 +1260,21 @@ class Walker:
         if self.became_another(sha, parent, cur, changes, best[2]):
             return None
         return best[1], best[2]
+
+    def _only_added(self, sha: str, parent: str, sources: list[tuple[str, str]]) -> set[str]:
+        """Of the large files commit `sha` changed, those it only added lines to: no definition
+        vanished from them, so none moved out (asked of git, in one process, rather than each
+        file parsed twice: a function written beside an edit of a 3,000-line module)."""
+        large = []
+        for status, old_path in sources:
+            if status == "M":
+                version = self.blobs.version_at(parent, old_path)
+                if version is not None and len(version.source) >= MOVE_DIFF_BYTES:
+                    large.append(old_path)
+        if not large:
+            return set()
+        diffs = file_diffs(self.root, parent, sha, large)
+        return {path for path in large if path in diffs and not _removes_lines(diffs[path])}
 
     def became_another(
         self,
@@ -1499,6 +1546,12 @@ def _names_something(text: str) -> bool:
 
 def _scope(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def _removes_lines(diff: bytes) -> bool:
+    """Whether a `-U0` diff of one file removes any line."""
+    hunks = diff.find(b"\n@@")
+    return hunks < 0 or b"\n-" in diff[hunks:]
 
 
 def _removes(diff: bytes | None, name: bytes) -> bool:

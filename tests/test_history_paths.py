@@ -19,6 +19,7 @@ from anchors.cli.main import main
 from anchors.git import find_repo
 from anchors.gitpipe import GitProcess, run_git
 from anchors.history import symbol_history
+from anchors.history_compare import Version
 from anchors.history_git import BlobReader, FileLog, TreeChanges, _plain_repository, file_diffs
 from tests.test_history import Repo, changes
 
@@ -519,3 +520,54 @@ def test_own_name_as_self_is_the_regular_expression(text: str, name: str) -> Non
 
     expected = re.sub(rf"(?<![\w$]){re.escape(name)}(?![\w$])", "<self>", text)
     assert _own_name_as_self(text, name) == expected
+
+
+def _module(count: int, prefix: str = "helper") -> str:
+    """A large Python module of `count` small functions."""
+    return "".join(f"def {prefix}_{i}(x):\n    return x + {i}\n\n\n" for i in range(count))
+
+
+def test_a_function_written_into_a_file_needs_no_parse_of_its_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit that only added lines, the symbol's among them: the parent's file cannot hold it
+    (its name is not in its text, or the newer file's other definitions of the name are in the
+    added lines), so it is not parsed to find nothing; a large file the same commit only added
+    to is not searched for a move (no definition left it), one it removed lines from is."""
+    r = Repo(tmp_path / "r")
+    big = _module(700)
+    r.write("big.py", big)
+    r.write("other.py", _module(700, "other"))
+    r.commit("modules")
+    r.write("big.py", big + "def fresh(x):\n    return x * 2\n")
+    r.write("other.py", _module(700, "other") + "def beside(x):\n    return x\n")
+    born = r.commit("fresh")
+    r.write("big.py", big + "def fresh(x):\n    return x * 3\n")
+    changed = r.commit("change")
+    parsed: list[bytes] = []
+    original = Version._parse
+
+    def parse(self: Version, *args: object, **kwargs: object) -> object:
+        parsed.append(self.source)
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Version, "_parse", parse)
+    history = symbol_history(r.path, "big.py", "fresh")
+    assert changes(history.commits) == [(changed, ("body",)), (born, ("introduced",))]
+    assert big.encode() not in parsed
+    assert _module(700, "other").encode() not in parsed
+    assert parsed  # (what was parsed is seen)
+    # Moved out of a large file: that file lost lines, so it is searched.
+    moved_text = "def moving(x):\n    y = x * 7\n    z = y - 3\n    return z + y\n"
+    r.write("other.py", _module(700, "other") + "def beside(x):\n    return x\n\n\n" + moved_text)
+    r.commit("moving")
+    r.write("other.py", _module(700, "other") + "def beside(x):\n    return x\n")
+    r.write("big.py", big + "def fresh(x):\n    return x * 3\n\n\n" + moved_text)
+    moved = r.commit("move it")
+    history = symbol_history(r.path, "big.py", "moving")
+    assert [(c.commit, c.changes, c.path) for c in history.commits][0] == (
+        moved,
+        ("move",),
+        "big.py",
+    )
+    assert history.commits[-1].path == "other.py"
