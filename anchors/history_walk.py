@@ -982,9 +982,26 @@ class Walker:
             return [(p, s) for p, s in follow if s.found.name == cur.found.name]
         if first is not None:
             self.record(commit, first or ["body"], cur)
-        elif not follow:
+        elif not follow and not self.renamed_by_merge(commit, cur, commit.parents):
             self.record(commit, ["introduced"], cur)
         return follow
+
+    def renamed_by_merge(self, commit: Commit, cur: State, parents: list[str]) -> bool:
+        """Whether a parent of `commit` (which has the symbol at its path in none of them) has
+        it in a file git pairs with this one as renamed; then it is followed there as a
+        file-rename. Each parent of a merge is asked: a subtree merge brings another
+        repository's `src/x.rs` in as `crate/src/x.rs` (clap took in clap_derive so)."""
+        for parent in parents:
+            for status, old_path, new_path in self.changes_of(parent, commit.sha):
+                if not status.startswith("R") or new_path != cur.path:
+                    continue
+                old = self.blobs.version_at(parent, old_path)
+                here = self.blobs.version_at(commit.sha, cur.path)
+                match = self.locate(cur.found, old, here) if old and here else None
+                if match is not None:
+                    self.arrived(commit, "file-rename", cur, parent, old_path, match, set())
+                    return True
+        return False
 
     def origin(self, commit: Commit, cur: State, visited: set[tuple[str, str]]) -> None:
         """The symbol is not in this file before `commit`: renamed file, moved, or introduced."""
@@ -998,18 +1015,10 @@ class Walker:
             return
         parent = parents[0]
         changes = self.changes_of(parent, sha)
-        # 1. The file was renamed (git's rename detection over the whole commit).
-        for status, old_path, new_path in changes:
-            if status.startswith("R") and new_path == cur.path:
-                old = self.blobs.version_at(parent, old_path)
-                if old is None:
-                    break
-                here = self.blobs.version_at(sha, cur.path)
-                match = self.locate(cur.found, old, here)
-                if match is None:
-                    break
-                self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
-                return
+        # 1. The file was renamed (git's rename detection over the whole commit; at a merge,
+        #    against each parent).
+        if self.renamed_by_merge(commit, cur, parents):
+            return
         # 2. A file git did not pair with this one because much of it was rewritten, but which
         #    this commit deleted and whose definitions are mostly here by name (a class renamed
         #    and reworked with its file): in it, the symbol is found as in a rename.
