@@ -62,6 +62,8 @@ MOVE_TIE = 0.01
 # A rewritten symbol this like a namesake in a file the same commit deleted is that one moved
 # here over it (see `Walker.replaced_from`).
 REPLACED_SIMILARITY = 0.9
+# A symbol the commit before deleted, written back this alike, is the deleted one restored.
+RESTORED_SIMILARITY = 0.9
 # Versions of the file asked of git ahead of the walk (each is held in memory until read).
 PREFETCH = 8
 
@@ -572,7 +574,9 @@ class Walker:
             finally:
                 self.reading = None
             if step is None:
-                self.origin(commit, cur, visited)
+                resume = self.origin(commit, cur, visited, log)
+                if resume is not None:
+                    stack.append(resume)
                 continue
             kinds, older = step
             replaced = (
@@ -597,6 +601,33 @@ class Walker:
             self.record(commit, kinds, cur)
             if parent is not None:
                 stack.append((parent, older))
+
+    def restored(
+        self, log: FileLog, commit: Commit, cur: State
+    ) -> tuple[list[str], str, State] | None:
+        """When the commit before `commit` in the file's history deleted the symbol, which
+        `commit` wrote back (a method removed by mistake and restored: clap's
+        `Help.sc_spec_vals`, gone in 82e8a47f for one commit): (what `commit` changed against
+        the deleted text, the commit to go on from, the symbol there). Neither the deletion
+        nor an unchanged restoration is a change of it. None otherwise (the text written back
+        must be at least RESTORED_SIMILARITY like the deleted one)."""
+        if len(commit.parents) != 1:
+            return None
+        deleting = log.get(commit.parents[0])
+        if deleting is None or len(deleting.parents) != 1:
+            return None
+        blob = deleting.old_blob
+        if blob in (None, "same") or cur.found.short_name.encode() not in self.blobs.peek(blob):
+            return None
+        assert blob is not None
+        before = self.blobs.version(blob, cur.found.version.language)
+        match = next((s for s in before.symbols if s.name == cur.found.name), None)
+        if match is None:
+            return None
+        found = Found(match, before)
+        if similarity(found, cur.found) < RESTORED_SIMILARITY:
+            return None
+        return differences(found, cur.found), deleting.parents[0], State.of(cur.path, found)
 
     def kept(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol in the parent's file when its text shows it unchanged there (see
@@ -1003,22 +1034,29 @@ class Walker:
                     return True
         return False
 
-    def origin(self, commit: Commit, cur: State, visited: set[tuple[str, str]]) -> None:
-        """The symbol is not in this file before `commit`: renamed file, moved, or introduced."""
+    def origin(
+        self,
+        commit: Commit,
+        cur: State,
+        visited: set[tuple[str, str]],
+        log: FileLog | None = None,
+    ) -> tuple[str, State] | None:
+        """The symbol is not in this file before `commit`: renamed file, moved, restored (given
+        the file's `log`: then where its walk goes on, returned), or introduced."""
         sha = commit.sha
         if sha in self.shallow:
             self.boundary.append(sha)
-            return
+            return None
         parents = self.blobs.parents(sha)
         if not parents:
             self.record(commit, ["introduced"], cur)
-            return
+            return None
         parent = parents[0]
         changes = self.changes_of(parent, sha)
         # 1. The file was renamed (git's rename detection over the whole commit; at a merge,
         #    against each parent).
         if self.renamed_by_merge(commit, cur, parents):
-            return
+            return None
         # 2. A file git did not pair with this one because much of it was rewritten, but which
         #    this commit deleted and whose definitions are mostly here by name (a class renamed
         #    and reworked with its file): in it, the symbol is found as in a rename.
@@ -1033,15 +1071,22 @@ class Walker:
         if len(found_in) == 1:
             old_path, match = found_in[0]
             self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
-            return
+            return None
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
         found = self.moved_from(sha, parent, cur, changes)
         if found is not None:
             old_path, match = found
             self.arrived(commit, "move", cur, parent, old_path, match, visited)
-            return
+            return None
+        restored = self.restored(log, commit, cur) if log is not None else None
+        if restored is not None:
+            kinds, resume, older = restored
+            if kinds:
+                self.record(commit, kinds, cur)
+            return resume, older
         self.record(commit, ["introduced"], cur)
+        return None
 
     def replaced_from(self, sha: str, cur: State, older: State) -> tuple[str, str, Found] | None:
         """When commit `sha` rewrote the symbol (its older version here is not even half like

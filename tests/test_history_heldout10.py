@@ -56,3 +56,53 @@ def test_a_subtree_merge_is_a_file_rename_from_the_merged_repository(tmp_path: P
         (born, ("introduced",)),
     ]
     assert [c.path for c in history.commits][-1] == "src/attrs.rs"
+
+
+SPEC_VALS = (
+    "class Help:\n"
+    "    def spec_vals(self, arg):\n"
+    "        spec = []\n"
+    "        if arg.aliases:\n"
+    "            spec.append('aliases: ' + ', '.join(arg.aliases))\n"
+    "        if arg.default is not None:\n"
+    "            spec.append('default: ' + str(arg.default))\n"
+    "        return ' '.join(spec)\n"
+    "\n"
+    "    def write(self, arg):\n"
+    "        return arg.name\n"
+)
+
+
+def test_a_method_deleted_and_written_back_goes_on_before_the_deletion(tmp_path: Path) -> None:
+    """clap's `Help.sc_spec_vals` was deleted by mistake with other methods and restored by the
+    next commit: neither is a change of it (the restoration, when it differs, is), and its
+    history goes on before them. A name written again with other code is new there."""
+    r = Repo(tmp_path / "r")
+    r.write("help.py", SPEC_VALS)
+    born = r.commit("help")
+    r.write("help.py", SPEC_VALS.replace("' '.join(spec)", "'; '.join(spec)"))
+    joined = r.commit("separator")
+    text = SPEC_VALS.replace("' '.join(spec)", "'; '.join(spec)")
+    without = "class Help:\n" + text.split("\n\n", 1)[1]
+    r.write("help.py", without)
+    r.commit("drop methods (by mistake)")
+    r.write("help.py", text.replace("'aliases: '", "'alias: '"))
+    restored = r.commit("restore")
+    history = symbol_history(r.path, "help.py", "Help.spec_vals")
+    assert changes(history.commits) == [
+        (restored, ("body",)),
+        (joined, ("body",)),
+        (born, ("introduced",)),
+    ]
+    # Written back as other code under the same name: introduced there.
+    r.write("help.py", without)
+    r.commit("drop it again")
+    other = (
+        "class Help:\n    def spec_vals(self, arg):\n        return repr(arg)\n\n"
+        + without.split("\n", 1)[1]
+    )
+    r.write("help.py", other)
+    anew = r.commit("a new one")
+    assert changes(symbol_history(r.path, "help.py", "Help.spec_vals").commits) == [
+        (anew, ("introduced",))
+    ]
