@@ -200,20 +200,24 @@ class State:
 
 
 def _touches(state: State, hunks: list[Hunk]) -> bool:
-    """Whether any hunk (new-side lines) touches the symbol's lines or its qualifiers' first
-    lines. A hunk beside the symbol leaves its text whole: it is found by line shifting."""
+    """Whether any hunk (new-side lines) touches the symbol's lines or its qualifiers'
+    declarations (each one's lines up to its body, when known, else its first line: a class's
+    name is below its annotations or decorators, commons-io renamed `FileUtilsTestCase` on the
+    line under `@SuppressWarnings`). A hunk beside the symbol leaves its text whole: it is found
+    by line shifting."""
     lo, hi = state.start, state.end
+    spans = state.header_spans + tuple((h, h) for h in state.headers)
     for _, _, new_start, new_count in hunks:
         if new_count == 0:  # a deletion after line new_start
             if lo <= new_start <= hi - 1:
                 return True
-            if any(h == new_start or h == new_start + 1 for h in state.headers):
+            if any(a - 1 <= new_start <= b for a, b in spans):
                 return True
             continue
         last = new_start + new_count - 1
         if new_start <= hi and last >= lo:
             return True
-        if any(new_start <= h <= last for h in state.headers):
+        if any(new_start <= b and last >= a for a, b in spans):
             return True
     return False
 

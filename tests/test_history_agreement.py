@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from anchors.history import symbol_history
-from tests.test_history import Repo, log_kind  # noqa: F401  (log_kind: autouse)
+from tests.test_history import Repo, changes, log_kind  # noqa: F401  (log_kind: autouse)
 
 
 def test_methods_made_functions_with_the_class_line_outside_the_hunk(tmp_path: Path) -> None:
@@ -175,3 +175,34 @@ def test_a_rust_method_renamed_with_its_impl_type(tmp_path: Path) -> None:
     assert [e.commit for e in history.commits] == [renamed, edited, born]
     assert "rename" in history.commits[0].changes
     assert [e.symbol for e in history.commits[1:]] == ["Body.poll_data", "Body.poll_data"]
+
+
+def test_a_class_renamed_on_the_line_under_its_annotation(tmp_path: Path) -> None:
+    """commons-io renamed `FileUtilsTestCase` to `FileUtilsTest` on the line under the class's
+    `@SuppressWarnings`: the class's first line did not change, its name did (a rename of each
+    method, also of a Python method under a decorated class)."""
+    r = Repo(tmp_path / "r")
+    method = (
+        "\n    @Test\n    public void testCopy() throws Exception {\n"
+        "        int a = 1;\n        assertEquals(1, a);\n    }\n}\n"
+    )
+    head = '@SuppressWarnings({"deprecation"}) // many deprecated methods\npublic class '
+    r.write("FooTestCase.java", "package x;\n\n" + head + "FooTestCase {\n" + method)
+    born = r.commit("born")
+    r.git("mv", "FooTestCase.java", "FooTest.java")
+    moved = r.commit("move")
+    r.write("FooTest.java", "package x;\n\n" + head + "FooTest {\n" + method)
+    renamed = r.commit("rename the class")
+    assert changes(symbol_history(r.path, "FooTest.java", "FooTest.testCopy").commits) == [
+        (renamed, ("rename",)),
+        (moved, ("file-rename",)),
+        (born, ("introduced",)),
+    ]
+    r.write("m.py", "@dataclass\nclass Old:\n    def area(self):\n        return self.w * self.h\n")
+    first = r.commit("python")
+    r.write("m.py", "@dataclass\nclass New:\n    def area(self):\n        return self.w * self.h\n")
+    second = r.commit("rename the class")
+    assert changes(symbol_history(r.path, "m.py", "New.area").commits) == [
+        (second, ("rename",)),
+        (first, ("introduced",)),
+    ]
