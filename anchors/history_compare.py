@@ -395,7 +395,12 @@ def differences(old: Found, new: Found) -> list[str]:
         (b.start_byte, b.body_start, b.short_name),
     ):
         kinds.append("signature")
-    if _differ(old.version, _body_span(a), new.version, _body_span(b)):
+    if _differ(
+        old.version,
+        _body_span(a, old.version.source),
+        new.version,
+        _body_span(b, new.version.source),
+    ):
         kinds.append("body")
     if _CHECK_FLAT:
         slow: list[str] = []
@@ -429,9 +434,15 @@ def _differ(
     return old.flat(*old_span) != new.flat(*new_span)
 
 
-def _body_span(symbol: Symbol) -> tuple[int, int, str]:
+def _body_span(symbol: Symbol, source: bytes) -> tuple[int, int, str]:
+    """The body's bytes (the whole declaration when it has none), without the `;` that ends a
+    declaration statement after it: `function f() {...}` written `const f = () => {...};` kept
+    its body (the change is the declaration's, a signature)."""
     start = symbol.body_start if symbol.body_start < symbol.end_byte else symbol.start_byte
-    return start, symbol.end_byte, symbol.short_name
+    end = symbol.end_byte
+    if end > start and source[end - 1 : end] == b";":
+        end -= 1
+    return start, end, symbol.short_name
 
 
 _QUERIES: dict[str, tuple[bool, Query | None]] = {}

@@ -106,3 +106,18 @@ def test_a_method_deleted_and_written_back_goes_on_before_the_deletion(tmp_path:
     assert changes(symbol_history(r.path, "help.py", "Help.spec_vals").commits) == [
         (anew, ("introduced",))
     ]
+
+
+def test_a_function_made_an_arrow_constant_changed_its_signature_only(tmp_path: Path) -> None:
+    """excalidraw wrote `function measureText(...) {...}` as `const measureText = (...) =>
+    {...};`: the body block is the same, the `;` ending the statement is not the body's."""
+    r = Repo(tmp_path / "r")
+    body = "{\n  const line = text.split('\\n');\n  return line.length * size;\n}"
+    r.write("u.ts", f"export function measureText(text: string, size: number) {body}\n")
+    born = r.commit("function")
+    r.write("u.ts", f"export const measureText = (text: string, size: number) => {body};\n")
+    arrow = r.commit("arrow")
+    r.write("u.ts", f"export const measureText = (text: string, size: number) => {body}\n")
+    r.commit("no semicolon")  # style only: not a change
+    history = symbol_history(r.path, "u.ts", "measureText")
+    assert changes(history.commits) == [(arrow, ("signature",)), (born, ("introduced",))]
