@@ -141,7 +141,19 @@ class Version:
         comments, blocks = spec.comment_types, spec.block_types
         source = self._source
         out: list[str] = []
-        stack: list[Node | str] = [self._tree.root_node]
+        # The walk starts at the largest node inside the span that covers it (or the smallest
+        # covering it): from the root it would pass every other definition of the file, each
+        # time (the rename and move searches ask for the tokens of many).
+        top = self._tree.root_node
+        if end > start:
+            node = top.descendant_for_byte_range(start, end)
+            while node is not None and node is not top:
+                parent = node.parent
+                if parent is None or parent.start_byte < start or parent.end_byte > end:
+                    break
+                node = parent
+            top = node or top
+        stack: list[Node | str] = [top]
         while stack:
             item = stack.pop()
             if isinstance(item, str):
