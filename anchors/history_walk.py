@@ -873,6 +873,9 @@ class Walker:
             if sym.name == target.name:
                 namesake = Found(sym, old)
                 return _passed_on(namesake, target, old, new) or namesake
+        constructed = _constructor_function(target, old)
+        if constructed is not None:
+            return constructed
         present = {s.name for s in new.symbols} if new is not None else set()
         gone = [Found(s, old) for s in old.symbols if s.name not in present]
         # A vanished definition whose name appeared under another qualifier in the same commit
@@ -1604,6 +1607,29 @@ def _names_something(text: str) -> bool:
 
 def _scope(name: str) -> str:
     return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def _constructor_function(target: Found, old: Version) -> Found | None:
+    """A JavaScript class's `constructor` written from the constructor function of the class's
+    name that the class replaced (`function NyanCat(runner) {...}` with prototype methods became
+    `class NyanCat { constructor(runner) {...} }` when mocha's reporters left `util.inherits`):
+    that function, its body the constructor's. None otherwise (a class that was a class already
+    had no constructor before)."""
+    sym = target.symbol
+    if sym.short_name != "constructor" or target.version.language not in _CLASS_SCRIPTS:
+        return None
+    owner = sym.name.rpartition(".")[0]
+    if not owner:
+        return None
+    for before in old.symbols:
+        if before.name == owner:
+            if before.kind == "function" and before.body_start < before.end_byte:
+                return Found(before, old)
+            return None
+    return None
+
+
+_CLASS_SCRIPTS = frozenset({"javascript", "typescript", "tsx"})
 
 
 def _removes_lines(diff: bytes) -> bool:
