@@ -241,6 +241,7 @@ _JS_DEFINING_VALUES = _JS_FUNCTION_VALUES | {
     "new_expression",
 }  # fmt: skip
 _JS_KEYS = frozenset({"property_identifier", "identifier", "private_property_identifier"})
+_JS_INVOKERS = frozenset({b"call", b"apply"})
 _JS_WRAPPERS = frozenset({"parenthesized_expression", "unary_expression", "await_expression"})
 _JS_SIGNATURES = frozenset({"function_signature", "method_signature"})
 # What a callback's body must hold for the walk to enter it (`describe(() => {...})`): a named
@@ -674,6 +675,18 @@ class JavaScriptOutliner(Outliner):
             and callee.named_children
         ):
             callee = callee.named_children[0]
+        if callee is not None and callee.type == "member_expression":
+            # `(function () {...}.call(this))`, `(function () {...}).apply(root)`: the function
+            # whose `call` or `apply` runs it (Underscore's and Backbone's module wrapper).
+            prop = callee.child_by_field_name("property")
+            if prop is not None and self.source[prop.start_byte : prop.end_byte] in _JS_INVOKERS:
+                callee = callee.child_by_field_name("object")
+                while (
+                    callee is not None
+                    and callee.type == "parenthesized_expression"
+                    and callee.named_children
+                ):
+                    callee = callee.named_children[0]
         if callee is not None and callee.type in _JS_FUNCTION_VALUES:
             self.transparent(callee, scope)
         args = node.child_by_field_name("arguments")

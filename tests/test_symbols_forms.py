@@ -80,6 +80,11 @@ FORMS: list[tuple[str, str, str, dict[str, str]]] = [
      "(function (root) {\n  function helper() {}\n  root.Lib.prototype.run = function () {}\n})(this)\n"
      "!function () { function banged() {} }()\n",
      {"helper": "function", "root.Lib.run": "method", "banged": "function"}),
+    ("js-iife-call-apply", "javascript",
+     "(function () {\n  var _ = {}\n  _.omit = function (obj) {}\n}.call(this));\n"
+     "(function () {\n  function applied() {}\n}).apply(root)\n"
+     "widget.call(function () { function notRun() {} })\n",
+     {"_.omit": "method", "applied": "function"}),
     ("js-amd-define-callback", "javascript",
      "define(['jquery'], function ($) {\n  function plugin(options) {}\n  return plugin\n})\n",
      {"plugin": "function"}),
