@@ -242,6 +242,14 @@ _JS_DEFINING_VALUES = _JS_FUNCTION_VALUES | {
 }  # fmt: skip
 _JS_KEYS = frozenset({"property_identifier", "identifier", "private_property_identifier"})
 _JS_INVOKERS = frozenset({b"call", b"apply"})
+
+
+def _unparenthesized(node: Node | None) -> Node | None:
+    """The expression inside any parentheses around `node`."""
+    while node is not None and node.type == "parenthesized_expression" and node.named_children:
+        node = node.named_children[0]
+    return node
+
 _JS_WRAPPERS = frozenset({"parenthesized_expression", "unary_expression", "await_expression"})
 _JS_SIGNATURES = frozenset({"function_signature", "method_signature"})
 # What a callback's body must hold for the walk to enter it (`describe(() => {...})`): a named
@@ -668,25 +676,13 @@ class JavaScriptOutliner(Outliner):
         """An immediately invoked function's body, and a call's function and object arguments
         (`define(function () {...})`, `jQuery.extend({each: function () {}})`), are read as
         if they stood where the call is."""
-        callee = node.child_by_field_name("function")
-        while (
-            callee is not None
-            and callee.type == "parenthesized_expression"
-            and callee.named_children
-        ):
-            callee = callee.named_children[0]
+        callee = _unparenthesized(node.child_by_field_name("function"))
         if callee is not None and callee.type == "member_expression":
             # `(function () {...}.call(this))`, `(function () {...}).apply(root)`: the function
             # whose `call` or `apply` runs it (Underscore's and Backbone's module wrapper).
             prop = callee.child_by_field_name("property")
             if prop is not None and self.source[prop.start_byte : prop.end_byte] in _JS_INVOKERS:
-                callee = callee.child_by_field_name("object")
-                while (
-                    callee is not None
-                    and callee.type == "parenthesized_expression"
-                    and callee.named_children
-                ):
-                    callee = callee.named_children[0]
+                callee = _unparenthesized(callee.child_by_field_name("object"))
         if callee is not None and callee.type in _JS_FUNCTION_VALUES:
             self.transparent(callee, scope)
         args = node.child_by_field_name("arguments")
