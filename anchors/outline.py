@@ -250,6 +250,7 @@ def _unparenthesized(node: Node | None) -> Node | None:
         node = node.named_children[0]
     return node
 
+
 _JS_WRAPPERS = frozenset({"parenthesized_expression", "unary_expression", "await_expression"})
 _JS_SIGNATURES = frozenset({"function_signature", "method_signature"})
 # What a callback's body must hold for the walk to enter it (`describe(() => {...})`): a named
