@@ -160,20 +160,22 @@ def locate_path(root: StrPath, path: str, cwd: StrPath | None = None) -> tuple[s
     base = os.path.realpath(cwd if cwd is not None else root)
     resolved = os.path.normpath(os.path.join(base, path))  # an absolute PATH stays itself
     top = os.path.realpath(root)
-    rel = os.path.relpath(resolved, top)
-    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-        raise HistoryError(f"path {path!r} is outside the repository")
-    if rel == os.curdir:
-        raise HistoryError(f"path {path!r} is not a file")
+    rel = _inside(os.path.relpath(resolved, top), path, "is outside the repository")
     real = os.path.realpath(resolved)
     if real == resolved:
-        return rel.replace(os.sep, "/"), False
-    rel = os.path.relpath(real, top)
+        return rel, False
+    return _inside(
+        os.path.relpath(real, top), path, "leads through a symlink out of the repository"
+    ), True
+
+
+def _inside(rel: str, path: str, outside: str) -> str:
+    """`rel` (relative to the repository's root) as a posix path, when it names a file in it."""
     if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-        raise HistoryError(f"path {path!r} leads through a symlink out of the repository")
+        raise HistoryError(f"path {path!r} {outside}")
     if rel == os.curdir:
         raise HistoryError(f"path {path!r} is not a file")
-    return rel.replace(os.sep, "/"), True
+    return rel.replace(os.sep, "/")
 
 
 def start_log(cwd: StrPath, rev: str, path: str) -> FileLog | None:

@@ -566,8 +566,8 @@ def best_match(
     # A candidate of the target's name more than 0.7 alike scores over 1.0, which no other name
     # reaches: the others need no comparing (a file split into many: hundreds of definitions
     # gone, each one's tokens walked, when the one of the same name is plainly it).
-    named_best = _best(target, [c for c in candidates if c.short_name == target.short_name],
-                       same_name, other_name)  # fmt: skip
+    named = [c for c in candidates if c.short_name == target.short_name]
+    named_best = _best(target, named, same_name, other_name)
     if named_best is not None and named_best[2] > 0.7:
         return named_best[1], named_best[2]
     best = _best(target, candidates, same_name, other_name)

@@ -548,7 +548,7 @@ class Walker:
                 stack.extend(self.merge(commit, cur, merges, language))
                 continue
             if commit.old_blob is None:  # the file appears here
-                self.origin(commit, cur, visited)
+                self.origin(commit, cur)
                 continue
             parent = commit.parents[0] if commit.parents else None
             if parent is None and sha in self.shallow:
@@ -578,7 +578,7 @@ class Walker:
             finally:
                 self.reading = None
             if step is None:
-                resume = self.origin(commit, cur, visited, log)
+                resume = self.origin(commit, cur, log)
                 if resume is not None:
                     stack.append(resume)
                 continue
@@ -592,7 +592,7 @@ class Walker:
                 # Rewritten here as a copy of its namesake from a file the commit deleted: that
                 # one is its earlier version, this file's older one ends here (echo made
                 # context_fs.go what context_fs_go1.16.go was, and deleted that file).
-                self.arrived(commit, "move", cur, *replaced, visited)
+                self.arrived(commit, "move", cur, *replaced)
                 continue
             if older.found.short_name != cur.found.short_name and self.namesake_moved_here(
                 sha, cur
@@ -600,7 +600,7 @@ class Walker:
                 # A definition of this name left another file in this commit: the symbol moved
                 # here, and the one of another name that vanished beside it was merged into it
                 # (jsoup's `Element.nameIs` went to Node, where the alike `isNode` was dropped).
-                self.origin(commit, cur, visited)
+                self.origin(commit, cur)
                 continue
             self.record(commit, kinds, cur)
             if parent is not None:
@@ -695,9 +695,10 @@ class Walker:
     def _added_to(self, patch: Patch, cur: State) -> bool:
         """Whether the symbol was not in the parent's file, known without parsing that file: the
         commit only added lines to it (so no definition there vanished or was renamed), the
-        symbol's among them, and the parent's text lacks the symbol's name, or the newer file's other definitions of that
-        name are all in the added lines. The commit where a function was written into an
-        existing file: its whole text (often large) need not be parsed twice to find nothing."""
+        symbol's among them, and the parent's text lacks the symbol's name or the newer file's
+        other definitions of that name are all in the added lines. The commit where a function
+        was written into an existing file: its whole text (often large) need not be parsed
+        twice to find nothing."""
         if not patch.hunks or any(old_count for _, old_count, _, _ in patch.hunks):
             return False
         added = [(start, start + count) for _, _, start, count in patch.hunks]
@@ -1020,11 +1021,11 @@ class Walker:
             return [(p, s) for p, s in follow if s.found.name == cur.found.name]
         if first is not None:
             self.record(commit, first or ["body"], cur)
-        elif not follow and not self.renamed_by_merge(commit, cur, commit.parents):
+        elif not follow and not self.renamed_from_a_parent(commit, cur, commit.parents):
             self.record(commit, ["introduced"], cur)
         return follow
 
-    def renamed_by_merge(self, commit: Commit, cur: State, parents: list[str]) -> bool:
+    def renamed_from_a_parent(self, commit: Commit, cur: State, parents: list[str]) -> bool:
         """Whether a parent of `commit` (which has the symbol at its path in none of them) has
         it in a file git pairs with this one as renamed; then it is followed there as a
         file-rename. Each parent of a merge is asked: a subtree merge brings another
@@ -1037,16 +1038,12 @@ class Walker:
                 here = self.blobs.version_at(commit.sha, cur.path)
                 match = self.locate(cur.found, old, here) if old and here else None
                 if match is not None:
-                    self.arrived(commit, "file-rename", cur, parent, old_path, match, set())
+                    self.arrived(commit, "file-rename", cur, parent, old_path, match)
                     return True
         return False
 
     def origin(
-        self,
-        commit: Commit,
-        cur: State,
-        visited: set[tuple[str, str]],
-        log: FileLog | None = None,
+        self, commit: Commit, cur: State, log: FileLog | None = None
     ) -> tuple[str, State] | None:
         """The symbol is not in this file before `commit`: renamed file, moved, restored (given
         the file's `log`: then where its walk goes on, returned), or introduced."""
@@ -1062,7 +1059,7 @@ class Walker:
         changes = self.changes_of(parent, sha)
         # 1. The file was renamed (git's rename detection over the whole commit; at a merge,
         #    against each parent).
-        if self.renamed_by_merge(commit, cur, parents):
+        if self.renamed_from_a_parent(commit, cur, parents):
             return None
         # 2. A file git did not pair with this one because much of it was rewritten, but which
         #    this commit deleted and whose definitions are mostly here by name (a class renamed
@@ -1077,14 +1074,14 @@ class Walker:
         ]
         if len(found_in) == 1:
             old_path, match = found_in[0]
-            self.arrived(commit, "file-rename", cur, parent, old_path, match, visited)
+            self.arrived(commit, "file-rename", cur, parent, old_path, match)
             return None
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
         found = self.moved_from(sha, parent, cur, changes)
         if found is not None:
             old_path, match = found
-            self.arrived(commit, "move", cur, parent, old_path, match, visited)
+            self.arrived(commit, "move", cur, parent, old_path, match)
             return None
         restored = self.restored(log, commit, cur) if log is not None else None
         if restored is not None:
@@ -1152,7 +1149,6 @@ class Walker:
         parent: str,
         old_path: str,
         match: Found,
-        visited: set[tuple[str, str]],
     ) -> None:
         """The symbol came into this file at `commit` (`how`: file-rename or move) from `match`
         in `old_path`: record the change and follow it there."""
@@ -1249,12 +1245,11 @@ class Walker:
             return kept
 
         hits: list[tuple[float, str, Found, bool]] = []
-        unchanged = self._only_added(sha, parent, sources)
+        olds = {old_path: self.blobs.version_at(parent, old_path) for _, old_path in sources}
+        unchanged = self._only_added(sha, parent, sources, olds)
         for status, old_path in sources:
-            if old_path in unchanged:
-                continue
-            old = self.blobs.version_at(parent, old_path)
-            if old is None:
+            old = olds[old_path]
+            if old is None or old_path in unchanged:
                 continue
             after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
             present = {s.name for s in after.symbols} if after else set()
@@ -1322,16 +1317,24 @@ class Walker:
             return None
         return best[1], best[2]
 
-    def _only_added(self, sha: str, parent: str, sources: list[tuple[str, str]]) -> set[str]:
-        """Of the large files commit `sha` changed, those it only added lines to: no definition
-        vanished from them, so none moved out (asked of git, in one process, rather than each
-        file parsed twice: a function written beside an edit of a 3,000-line module)."""
-        large = []
-        for status, old_path in sources:
-            if status == "M":
-                version = self.blobs.version_at(parent, old_path)
-                if version is not None and len(version.source) >= MOVE_DIFF_BYTES:
-                    large.append(old_path)
+    def _only_added(
+        self,
+        sha: str,
+        parent: str,
+        sources: list[tuple[str, str]],
+        olds: dict[str, Version | None],
+    ) -> set[str]:
+        """Of the large files commit `sha` changed (`olds`: their versions in `parent`), those it
+        only added lines to: no definition vanished from them, so none moved out (asked of git,
+        in one process, rather than each file parsed twice: a function written beside an edit
+        of a 3,000-line module)."""
+        large = [
+            old_path
+            for status, old_path in sources
+            if status == "M"
+            and (version := olds[old_path]) is not None
+            and len(version.source) >= MOVE_DIFF_BYTES
+        ]
         if not large:
             return set()
         diffs = file_diffs(self.root, parent, sha, large)
