@@ -224,14 +224,49 @@ class Patch:
 
     def old_lines(self, index: int) -> list[bytes]:
         """The lines hunk `index` removed, each with its newline (as they were in the parent)."""
+        return self._lines(index, b"-")[: self.hunks[index][1]]
+
+    def new_lines(self, index: int) -> list[bytes]:
+        """The lines hunk `index` added, each with its newline (as they are in the commit)."""
+        return self._lines(index, b"+")[: self.hunks[index][3]]
+
+    def _lines(self, index: int, sign: bytes) -> list[bytes]:
+        """The lines of hunk `index` marked `sign`, each with its newline unless git said "\\ No
+        newline at end of file" after it."""
         start, end = self.bodies[index]
         lines: list[bytes] = []
+        previous = b""
         for line in self.raw[start:end].split(b"\n"):
-            if line.startswith(b"-"):
+            if line.startswith(sign):
                 lines.append(line[1:] + b"\n")
-            elif line.startswith(b"\\") and lines:  # "\ No newline at end of file"
+            elif line.startswith(b"\\") and lines and previous == sign:
                 lines[-1] = lines[-1][:-1]
-        return lines[: self.hunks[index][1]]
+            previous = line[:1]
+        return lines
+
+    def edits(self, source: bytes, forward: bool) -> list[tuple[int, int, bytes]] | None:
+        """The hunks as edits of `source` (as `Version` takes them: (start, end, text), in
+        order): of the parent's text into the commit's when `forward`, else of the commit's
+        into the parent's. None when the hunks are not known. (The parse checks that they
+        give the other text, and parses it whole otherwise.)"""
+        if self.lazy or not self.hunks or len(self.bodies) != len(self.hunks):
+            return None
+        starts = [0]
+        at = source.find(b"\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = source.find(b"\n", at + 1)
+        if starts[-1] != len(source):
+            starts.append(len(source))
+        last = len(starts) - 1
+        edits: list[tuple[int, int, bytes]] = []
+        for index, (old_start, old_count, new_start, new_count) in enumerate(self.hunks):
+            first, count = (old_start, old_count) if forward else (new_start, new_count)
+            begin = starts[min(first - 1 if count else first, last)]
+            end = starts[min(first - 1 + count, last)] if count else begin
+            text = self.new_lines(index) if forward else self.old_lines(index)
+            edits.append((begin, end, b"".join(text)))
+        return edits
 
 
 def parse_patch(patch: bytes) -> Patch:

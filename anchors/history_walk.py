@@ -684,6 +684,10 @@ class Walker:
         old = self.blobs.version(patch.old_blob, language, base=base)
         blob = patch.new_blob
         new = self.blobs.version(blob, language, base=base) if blob else None
+        if base is None and blob and new is not None:
+            # Whichever of the two is parsed second re-parses only around the commit's changes.
+            old.lean_on(new, patch.edits(self.blobs.raw(blob), forward=False))
+            new.lean_on(old, patch.edits(self.blobs.raw(patch.old_blob), forward=True))
         match = self.locate(cur.found, old, new, patch)
         if match is None:
             return None
@@ -981,6 +985,9 @@ class Walker:
             if after is None:
                 continue
             before = self.blobs.version_at(parent, old_path) if status[0] != "A" else None
+            if before is not None:
+                before.lean_on(after)
+                after.lean_on(before)
             had = {s.name for s in before.symbols} if before is not None else set()
             for sym in after.symbols:
                 if sym.name not in had:
@@ -1252,6 +1259,9 @@ class Walker:
             if old is None or old_path in unchanged:
                 continue
             after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
+            if after is not None:
+                after.lean_on(old)
+                old.lean_on(after)
             present = {s.name for s in after.symbols} if after else set()
             gone = [Found(s, old) for s in old.symbols if s.name not in present]
             hit = best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
