@@ -175,18 +175,36 @@ def pack_bytes(common: str) -> int:
     """The size of the repository's packs (how much history a walk has to read); 0 in a
     partial clone, where git would fetch missing objects into the graph's directory instead of
     the repository's."""
+    if partial_clone(common):
+        return 0
     pack = os.path.join(common, "objects", "pack")
     total = 0
     try:
         with os.scandir(pack) as entries:
             for entry in entries:
-                if entry.name.endswith(".promisor"):
-                    return 0
                 if entry.name.endswith(".pack"):
                     total += entry.stat().st_size
     except OSError:
         return 0
     return total
+
+
+def partial_clone(common: str) -> bool:
+    """Whether git may fetch missing objects for this repository: its config names a promisor
+    remote (`extensions.partialClone`, `remote.NAME.promisor`, as `git clone --filter`
+    writes them). Read as text, and any such key at all counts: a wrong "yes" only costs the
+    graph. (Packs marked `.promisor` alone do not make one: a plain clone of a partial clone's
+    directory copies those marks but has no remote to fetch from.)"""
+    try:
+        with open(os.path.join(common, "config"), encoding="utf-8", errors="replace") as handle:
+            text = handle.read().lower()
+    except OSError:
+        return False
+    for line in text.splitlines():
+        key = line.split("=", 1)[0].strip()
+        if key in ("partialclone", "promisor", "partialclonefilter"):
+            return True
+    return False
 
 
 def wanted(common: str, tip: str) -> bool:

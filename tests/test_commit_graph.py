@@ -131,13 +131,26 @@ def test_a_small_history_gets_no_graph(tmp_path: Path, run_tether: RunTether) ->
     assert not Path(commit_graph.graph_dir(str(repo / ".git"))).exists()
 
 
-def test_a_partial_clone_gets_no_graph(tmp_path: Path) -> None:
+def test_a_partial_clone_gets_no_graph_but_a_plain_clone_of_one_does(tmp_path: Path) -> None:
     repo = _history_repo(tmp_path / "repo", big=True)
-    common = str(repo / ".git")
-    assert commit_graph.wanted(common, "x")
-    (pack,) = (repo / ".git" / "objects" / "pack").glob("*.pack")
-    pack.with_suffix(".promisor").write_text("")  # as `git clone --filter` leaves them
-    assert not commit_graph.wanted(common, "x")
+    assert commit_graph.wanted(str(repo / ".git"), "x")
+    git(repo, "config", "uploadpack.allowFilter", "true")
+    partial = tmp_path / "partial"
+    subprocess.run(
+        ["git", "clone", "-q", "--filter=blob:limit=1m", f"file://{repo}", str(partial)],
+        check=True,
+    )
+    packs = list((partial / ".git" / "objects" / "pack").glob("*.promisor"))
+    assert packs  # git marks what it fetched from the promisor remote
+    assert commit_graph.partial_clone(str(partial / ".git"))
+    assert not commit_graph.wanted(str(partial / ".git"), "x")
+    # A clone of that clone's directory copies its packs, marks and all, but has no remote
+    # to fetch missing objects from: git never fetches into the graph's directory there.
+    plain = tmp_path / "plain"
+    subprocess.run(["git", "clone", "-q", str(partial), str(plain)], check=True)
+    assert list((plain / ".git" / "objects" / "pack").glob("*.promisor"))
+    assert not commit_graph.partial_clone(str(plain / ".git"))
+    assert commit_graph.wanted(str(plain / ".git"), "x")
 
 
 def test_turned_off_nothing_is_written(tmp_path: Path, run_tether: RunTether) -> None:
