@@ -122,8 +122,7 @@ class Version:
         # Where most of the text changed, re-parsing around the changes costs more than
         # parsing it whole (~1.5x: the old tree's nodes are checked before being dropped).
         if self._edits is not None:
-            changed = sum(end - start + len(text) for start, end, text in self._edits)
-            if 2 * changed > len(source):
+            if 2 * sum(len(text) for _, _, text in self._edits) > len(source):
                 return parser.parse(source)
             edited = _edited(base._tree, old, source, self._edits)
             if edited is not None:

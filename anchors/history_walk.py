@@ -1045,9 +1045,49 @@ class Walker:
                 here = self.blobs.version_at(commit.sha, cur.path)
                 match = self.locate(cur.found, old, here) if old and here else None
                 if match is not None:
-                    self.arrived(commit, "file-rename", cur, parent, old_path, match)
+                    self.arrived_renamed(commit, cur, parent, old_path, match)
                     return True
         return False
+
+    def arrived_renamed(
+        self, commit: Commit, cur: State, parent: str, old_path: str, match: Found
+    ) -> None:
+        """The symbol came into this file at `commit` with the file, renamed from `old_path`
+        where it was `match`; unless `match` is only a weak likeness (under half alike, taken
+        for its name) and a file the commit deleted held the symbol's code as it is now, under
+        the same last name: then it moved from there. (axum merged `IntoService` and
+        `WithState` into `HandlerService`, deleting `into_service.rs`, whose `call` the new
+        one is word for word, while git paired `with_state.rs`, whose `call` only delegated.)"""
+        alike = similarity(match, cur.found)
+        if alike < RENAME_SIMILARITY:
+            moved = self.verbatim_in_deleted(parent, commit.sha, cur, alike)
+            if moved is not None:
+                self.arrived(commit, "move", cur, parent, *moved)
+                return
+        self.arrived(commit, "file-rename", cur, parent, old_path, match)
+
+    def verbatim_in_deleted(
+        self, parent: str, sha: str, cur: State, than: float
+    ) -> tuple[str, Found] | None:
+        """(path, definition) of the one definition of the symbol's last name and kind, in a
+        file of its language commit `sha` deleted, that is at least `REPLACED_SIMILARITY` like
+        it and more than `than`."""
+        language = cur.found.version.language
+        hits: list[tuple[str, Found]] = []
+        for status, old_path, _ in self.changes_of(parent, sha):
+            if status != "D" or old_path == cur.path or language_for_path(old_path) != language:
+                continue
+            old = self.blobs.version_at(parent, old_path)
+            if old is None:
+                continue
+            for sym in old.symbols:
+                if sym.short_name != cur.found.short_name or not compatible(sym, cur.found.symbol):
+                    continue
+                there = Found(sym, old)
+                alike = similarity(there, cur.found)
+                if alike >= REPLACED_SIMILARITY and alike > than:
+                    hits.append((old_path, there))
+        return hits[0] if len(hits) == 1 else None
 
     def origin(
         self, commit: Commit, cur: State, log: FileLog | None = None
@@ -1081,7 +1121,7 @@ class Walker:
         ]
         if len(found_in) == 1:
             old_path, match = found_in[0]
-            self.arrived(commit, "file-rename", cur, parent, old_path, match)
+            self.arrived_renamed(commit, cur, parent, old_path, match)
             return None
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
