@@ -1353,9 +1353,10 @@ class Walker:
         score, source, gone_one, twinned = max(hits, key=lambda h: h[0])
         tied = [h for h in hits if h[0] >= score - MOVE_TIE]
         if len(tied) > 1 and not twinned and _copies(tied):
-            # One definition kept in several files alike, under one name (a build split into
-            # per-platform trees that each held a copy): the copies are one past, not several
-            # origins. The one in the folder nearest the symbol's, as git's rename pairing would
+            # One definition kept in several files alike, under one last name (a build split into
+            # per-platform trees that each held a copy, a method pulled up from sibling classes):
+            # the copies are one past, not several origins. The one in the folder nearest the
+            # symbol's, as git's rename pairing would
             # (HikariCP moved HikariConfig.validate out of both its Java 6 and Java 8 trees).
             score, source, gone_one, twinned = min(
                 tied, key=lambda h: (-len(os.path.commonprefix([h[1], cur.path])), h[1])
@@ -1705,9 +1706,11 @@ def _removes(diff: bytes | None, name: bytes) -> bool:
 
 
 def _copies(hits: list[tuple[float, str, Found, bool]]) -> bool:
-    """Whether the candidates are copies of one definition: one qualified name, each in its own
-    file, the same code."""
+    """Whether the candidates are copies of one definition: one last name, each in its own
+    file, the same code (a build's per-platform copies of one class; a method copied into
+    sibling classes, then pulled up into their new base: commons-cli's `checkRequiredOptions`,
+    in both `GnuParser` and `PosixParser` until `Parser` took it)."""
     first = hits[0][2]
     return len({h[1] for h in hits}) == len(hits) and all(
-        h[2].name == first.name and similarity(h[2], first) >= 1.0 for h in hits[1:]
+        h[2].short_name == first.short_name and similarity(h[2], first) >= 1.0 for h in hits[1:]
     )
