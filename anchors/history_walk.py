@@ -900,11 +900,16 @@ class Walker:
             f for f in gone if f.short_name == target.short_name or f.short_name not in successors
         ]
         hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
-        while hit is not None and new is not None and _claimed(hit[0], target, old, new, patch):
+        while (
+            hit is not None
+            and new is not None
+            and (_claimed(hit[0], target, old, new, patch) or _inlined(hit[0], target, old, new))
+        ):
             # Another definition that appeared took its place in a line (its declaration turned
             # into that one's, a call switched to it): that one is its later name, not this one,
             # however much of its body went here (`maybe_remove_comma` became the method
-            # `maybe_explode` while its tuple check moved into the new `is_one_tuple`).
+            # `maybe_explode` while its tuple check moved into the new `is_one_tuple`); or it was
+            # written into a definition that called it and lives on (see `_inlined`).
             alike = [f for f in alike if f is not hit[0]]
             hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
         if hit is not None:
@@ -938,7 +943,7 @@ class Walker:
         # old name now uses the new one (a call site switched, or the declaration itself), or
         # when it is the only one of them that is at all like it (the others are new helpers).
         gone_one = siblings[0]
-        if similarity(gone_one, target) < 0.25:
+        if similarity(gone_one, target) < 0.25 or _inlined(gone_one, target, old, new):
             return None
         others = [Found(s, new) for s in appeared if s.name != target.name]
         # (A line that reads as switched to another new one too tells nothing: see `_claimed`.)
@@ -1515,6 +1520,32 @@ def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patc
     # `export`, 0.64 alike, while its loop went into the new `export_scope`, 0.50).
     alike = similarity(gone, target)
     return any(similarity(gone, Found(s, new)) > alike for s in others)
+
+
+def _inlined(gone: Found, target: Found, old: Version, new: Version) -> bool:
+    """Whether `gone` (vanished in this commit) was written into a definition that called it
+    and lives on, rather than becoming `target`: a definition of both versions that named it
+    before, and is now more like it than before and than `target` is. serde_json's `parse_value`
+    went word for word into `deserialize_any`, until then the one line
+    `self.parse_value(visitor)`, while the new `deserialize_seq` took only its `[` branch."""
+    if gone.short_name == target.short_name:
+        return False
+    before = {s.name: s for s in old.symbols}
+    alike: float | None = None
+    for sym in new.symbols:
+        was = before.get(sym.name)
+        if was is None or sym.name == target.name or sym.name == gone.name:
+            continue
+        if not compatible(sym, gone.symbol):
+            continue
+        if not _whole_words(old.text_of(was).decode("utf-8", "replace"), gone.short_name):
+            continue
+        if alike is None:
+            alike = similarity(gone, target)
+        now = similarity(gone, Found(sym, new))
+        if now > alike and now > similarity(gone, Found(was, old)):
+            return True
+    return False
 
 
 def _switched_to(

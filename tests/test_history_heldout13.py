@@ -66,3 +66,69 @@ def test_copies_in_sibling_classes_pulled_up_into_their_base_are_one_past(tmp_pa
         (born, ("introduced",)),
     ]
     assert history.commits[-1].symbol == "Options.checkRequiredOptions"
+
+
+PARSE = (
+    "    fn parse_value(&mut self, visitor: V) -> Result<V::Value> {{\n"
+    "        let peek = match self.parse_whitespace()? {{\n"
+    "            Some(b) => b,\n"
+    "            None => return Err(self.peek_error(ErrorCode::EofWhileParsingValue)),\n"
+    "        }};\n"
+    "        let value = match peek {{\n"
+    "            b'n' => {{\n                self.eat_char();\n                visitor.visit_unit()\n            }}\n"
+    "            b't' => {{\n                self.eat_char();\n                visitor.visit_bool(true)\n            }}\n"
+    "            b'\"' => {{\n                self.eat_char();\n                self.parse_str(visitor)\n            }}\n"
+    "            b'[' => {{\n"
+    "                self.eat_char();\n"
+    "                let ret = visitor.visit_seq(SeqAccess::new(self));\n"
+    "                match (ret, self.end_seq()) {{\n"
+    "                    (Ok(ret), Ok(())) => Ok(ret),\n"
+    "                    (Err(err), _) | (_, Err(err)) => Err(err),\n"
+    "                }}\n"
+    "            }}\n"
+    "            _ => Err(self.peek_error(ErrorCode::{code})),\n"
+    "        }};\n"
+    "        value\n"
+    "    }}\n"
+)
+
+
+def test_a_function_inlined_into_its_caller_is_not_a_new_ones_earlier_name(tmp_path: Path) -> None:
+    """serde_json's 0961dbe deleted `parse_value`, whose body went word for word into
+    `deserialize_any` (until then the one line `self.parse_value(visitor)`), and wrote a dozen
+    new `deserialize_*` functions each holding one of its branches: `deserialize_seq`, its `[`
+    branch, is new there, not `parse_value` renamed (24 older commits were taken in)."""
+    r = Repo(tmp_path / "r")
+    wrapper = (
+        "    fn deserialize_any(&mut self, visitor: V) -> Result<V::Value> {\n"
+        "        self.parse_value(visitor)\n    }\n"
+    )
+    r.write("de.rs", _class("impl Deserializer", PARSE.format(code="ExpectedSomeValue"), wrapper))
+    r.commit("parse value")
+    r.write("de.rs", _class("impl Deserializer", PARSE.format(code="ExpectedValue"), wrapper))
+    r.commit("error code")
+    inlined = PARSE.format(code="ExpectedValue").replace("fn parse_value", "fn deserialize_any")
+    seq = (
+        "    fn deserialize_seq(&mut self, visitor: V) -> Result<V::Value> {\n"
+        "        let peek = match self.parse_whitespace()? {\n"
+        "            Some(b) => b,\n"
+        "            None => return Err(self.peek_error(ErrorCode::EofWhileParsingValue)),\n"
+        "        };\n"
+        "        let value = match peek {\n"
+        "            b'[' => {\n"
+        "                self.eat_char();\n"
+        "                let ret = visitor.visit_seq(SeqAccess::new(self));\n"
+        "                match (ret, self.end_seq()) {\n"
+        "                    (Ok(ret), Ok(())) => Ok(ret),\n"
+        "                    (Err(err), _) | (_, Err(err)) => Err(err),\n"
+        "                }\n"
+        "            }\n"
+        "            _ => Err(self.peek_invalid_type(&visitor)),\n"
+        "        };\n"
+        "        value\n"
+        "    }\n"
+    )
+    r.write("de.rs", _class("impl Deserializer", inlined, seq))
+    hints = r.commit("implement the deserializer hints")
+    history = symbol_history(r.path, "de.rs", "Deserializer.deserialize_seq")
+    assert changes(history.commits) == [(hints, ("introduced",))]
