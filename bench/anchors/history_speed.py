@@ -11,8 +11,12 @@ tether is timed twice: with it (every run after the first in a repository) and w
 background). The repository itself has no commit-graph of git's (as after `git clone`).
 `--against DIR` also times another source tree of tether (e.g. `git archive` of an older commit
 unpacked in DIR) in the same rounds, for a before/after comparison on an equally busy machine.
+`--random REPO:N:SEED` times N functions drawn at random instead (the agreement check's pool:
+functions and methods of 6+ lines defined once in their file, in files of 20+ commits, shuffled
+with `random.Random(SEED)`), skipping those `git log -L :NAME:PATH` cannot find.
 
     .venv/bin/python -m bench.anchors.history_speed [--rounds N] [--only TEXT] [--against DIR]
+        [--random REPO:N:SEED]
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ from bench.anchors.truth import locate
 
 # (repository, path, symbol): long-lived functions in long-lived files. The mypy ones are in
 # large, busy files (checker.py: ~9,500 lines, 1,200 commits), where git's own diffs dominate.
-# vue-core's snapshot is a partial clone: no commit-graph is written there (docs/anchors.md).
 CASES = [
     ("requests", "src/requests/utils.py", "super_len"),
     ("requests", "src/requests/sessions.py", "SessionRedirectMixin.resolve_redirects"),
@@ -88,7 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="", help="only the cases whose label contains this")
     ap.add_argument("--against", type=Path, help="another tether source tree, timed alongside")
+    ap.add_argument("--random", metavar="REPO:N:SEED", help="N random functions of REPO instead")
     args = ap.parse_args(argv)
+    cases = CASES
+    if args.random:
+        cases = _drawn(*args.random.split(":"))
     tether = shutil.which("tether", path=str(Path(sys.executable).parent)) or "tether"
     ratios: list[float] = []
     cpu_ratios: list[float] = []
@@ -100,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         head = f"{'function':58} {'commits':>7} {'tether':>9} {'git -L':>9} {'ratio':>6}"
         head += f" {'cpu':>7} {'cpu -L':>7} {'ratio':>6} {'no graph':>9} {'ratio':>6}"
         print(head + (f" {'other':>9} {'new/other':>9}" if args.against else ""))
-        for repo_name, path, symbol in CASES:
+        for repo_name, path, symbol in cases:
             label = f"{repo_name}:{path}::{symbol}"
             if args.only not in label:
                 continue
@@ -125,8 +132,12 @@ def main(argv: list[str] | None = None) -> int:
             if args.against:
                 commands.append([*_launcher(args.against.resolve()), *tail])
             envs = [ENV, ENV, NO_GRAPH, ENV][: len(commands)]
-            for cmd, env in zip(commands, envs, strict=True):  # warm the page cache for each
-                _time(cmd, repo, env)
+            try:
+                for cmd, env in zip(commands, envs, strict=True):  # warm the page cache
+                    _time(cmd, repo, env)
+            except RuntimeError as exc:  # (a name git's function pattern does not find)
+                print(f"skip {label}: {exc}")
+                continue
             times: list[list[tuple[float, float]]] = [[] for _ in commands]
             for _ in range(args.rounds):
                 for cmd, env, into in zip(commands, envs, times, strict=True):
@@ -150,6 +161,20 @@ def main(argv: list[str] | None = None) -> int:
     if against:
         print(f"median ratio tether/other: {statistics.median(against):.2f}")
     return 0
+
+
+def _drawn(repo_name: str, count: str, seed: str) -> list[tuple[str, str, str]]:
+    """`count` functions of the subject `repo_name` drawn with `random.Random(seed)`."""
+    import random
+
+    from bench.anchors.agreement import pool
+
+    repo = locate(repo_name)
+    if repo is None:
+        raise SystemExit(f"{repo_name}: not found (see bench/anchors/truth.py)")
+    candidates = pool(repo)
+    random.Random(int(seed)).shuffle(candidates)
+    return [(repo_name, path, symbol) for path, symbol in candidates[: int(count)]]
 
 
 if __name__ == "__main__":
