@@ -1361,8 +1361,8 @@ class Walker:
             # One definition kept in several files alike, under one last name (a build split into
             # per-platform trees that each held a copy, a method pulled up from sibling classes):
             # the copies are one past, not several origins. The one in the folder nearest the
-            # symbol's, as git's rename pairing would
-            # (HikariCP moved HikariConfig.validate out of both its Java 6 and Java 8 trees).
+            # symbol's, as git's rename pairing would (HikariCP moved HikariConfig.validate out
+            # of both its Java 6 and Java 8 trees).
             score, source, gone_one, twinned = min(
                 tied, key=lambda h: (-len(os.path.commonprefix([h[1], cur.path])), h[1])
             )
