@@ -930,9 +930,14 @@ class Walker:
             return None
         # A rename that also rewrote most of the body: exactly one definition of its kind
         # vanished from the same enclosing scope while exactly this one appeared.
+        # (Go declares every function and method at the top of its file: a function made a
+        # method stays where it was, pflag's `isZeroValue` became `Flag.defaultIsZeroValue`.)
         scope = _scope(target.name)
         siblings = [
-            f for f in gone if compatible(f.symbol, target.symbol) and _scope(f.name) == scope
+            f
+            for f in gone
+            if compatible(f.symbol, target.symbol)
+            and (_scope(f.name) == scope or old.language == "go")
         ]
         appeared = [
             s for s in new.symbols if s.name not in before_names and compatible(s, target.symbol)
