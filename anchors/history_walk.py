@@ -899,6 +899,7 @@ class Walker:
         alike = [
             f for f in gone if f.short_name == target.short_name or f.short_name not in successors
         ]
+        alike = _kin_first(target, alike, present)
         hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
         while (
             hit is not None
@@ -1696,6 +1697,34 @@ def _names_something(text: str) -> bool:
         else:
             at += 1
     return False
+
+
+def _kin_first(target: Found, candidates: list[Found], present: set[str]) -> list[Found]:
+    """`candidates` without those of the target's last name that are nested less deep in the
+    target's own enclosing definitions than another of that name, when that enclosing definition
+    lives on (`present`): backbone's 3d8fe92f made each method's `success` callback an
+    `options.success`, and `save.options.success` is `save.success`, not the more alike
+    `fetch.success`."""
+    parts = target.name.split(".")[:-1]
+    if not parts:
+        return candidates
+
+    def shared(candidate: Found) -> int:
+        count = 0
+        for mine, theirs in zip(parts, candidate.name.split(".")[:-1], strict=False):
+            if mine != theirs:
+                break
+            count += 1
+        return count
+
+    same = [c for c in candidates if c.short_name == target.short_name and "." in c.name]
+    if len(same) < 2:
+        return candidates
+    depth = {id(c): shared(c) for c in same}
+    best = max(depth.values())
+    if best == 0 or best == min(depth.values()) or ".".join(parts[:best]) not in present:
+        return candidates
+    return [c for c in candidates if depth.get(id(c), best) == best]
 
 
 def _scope(name: str) -> str:

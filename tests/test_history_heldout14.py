@@ -57,3 +57,44 @@ def test_a_go_function_rewritten_as_a_method_in_its_place_is_renamed(tmp_path: P
     assert [sha for sha, _ in changes(history.commits)] == [refactor, durations, born]
     assert "rename" in history.commits[0].changes
     assert history.commits[-1].symbol == "isZeroValue"
+
+
+def _model(save_cb: str, fetch_cb: str, declare: str = "var success =") -> str:
+    return (
+        "var Model = {\n"
+        "  save: function (attrs, options) {\n"
+        "    var model = this;\n"
+        f"    {declare} function (resp) {{\n{save_cb}    }};\n"
+        "    return sync('update', this, options);\n"
+        "  },\n"
+        "  fetch: function (options) {\n"
+        "    var model = this;\n"
+        f"    {declare} function (resp) {{\n{fetch_cb}    }};\n"
+        "    return sync('read', this, options);\n"
+        "  },\n"
+        "};\n"
+    )
+
+
+def test_a_nested_callback_renamed_stays_in_the_function_that_holds_it(tmp_path: Path) -> None:
+    """backbone's 3d8fe92f turned each method's `var success = function (resp) {...}` into
+    `options.success = function (resp) {...}`; `save`'s callback, changed in the same commit,
+    was then more like `fetch`'s old one than its own. The history of `save.options.success`
+    goes on in `save.success` (the method holding it lives on), not in `fetch.success`."""
+    r = Repo(tmp_path / "r")
+    plain = "      model.set(resp);\n      if (success) success(model, resp);\n"
+    parsed = (
+        "      if (!model.set(model.parse(resp))) return false;\n"
+        "      if (success) success(model, resp);\n"
+    )
+    r.write("model.js", _model(plain, plain))
+    born = r.commit("callbacks")
+    r.write("model.js", _model(plain.replace("set(resp)", "set(resp, options)"), plain))
+    saved = r.commit("save sets with options")
+    r.write("model.js", _model(plain.replace("set(resp)", "set(resp, options)"), parsed))
+    r.commit("fetch parses")
+    r.write("model.js", _model(parsed, parsed, declare="options.success ="))
+    moved = r.commit("callbacks on the options")
+    history = symbol_history(r.path, "model.js", "Model.save.options.success")
+    assert [sha for sha, _ in changes(history.commits)] == [moved, saved, born]
+    assert history.commits[-1].symbol == "Model.save.success"
