@@ -48,6 +48,7 @@ class Version:
         self.depth = depth  # a snippet's: definitions nested deeper are not looked for
         # How `base`'s source became this one, when known: (start, end, text), in order.
         self._edits = edits
+        self._edits_of: Callable[[], list[tuple[int, int, bytes]] | None] | None = None
         self._source = source
         self._base = base
         self._tree: Tree | None = None
@@ -98,14 +99,16 @@ class Version:
         return self._symbols
 
     def lean_on(
-        self, other: Version | None, edits: list[tuple[int, int, bytes]] | None = None
+        self,
+        other: Version | None,
+        edits: Callable[[], list[tuple[int, int, bytes]] | None] | None = None,
     ) -> None:
         """Parse from `other`'s tree if it is parsed first (two versions of one file on either
         side of a commit: the second re-parses only around what the commit changed, `edits`
-        of `other`'s source when known)."""
+        giving them as edits of `other`'s source, asked only then)."""
         if other is not None and other is not self and self._symbols is None and self._base is None:
             self._base = other
-            self._edits = edits
+            self._edits_of = edits
 
     def _parse(self, source: bytes, grammar: str) -> Tree:
         """Parse, reusing the tree of a neighbouring version: consecutive versions of a file
@@ -119,6 +122,8 @@ class Version:
                 return parser.parse(read_while_parsing(source, self.while_parsing))
             return parser.parse(source)
         old = base._source
+        if self._edits is None and self._edits_of is not None:
+            self._edits = self._edits_of()
         # Where most of the text changed, re-parsing around the changes costs more than
         # parsing it whole (~1.5x: the old tree's nodes are checked before being dropped).
         if self._edits is not None:

@@ -251,19 +251,14 @@ class Patch:
         give the other text, and parses it whole otherwise.)"""
         if self.lazy or not self.hunks or len(self.bodies) != len(self.hunks):
             return None
-        starts = [0]
-        at = source.find(b"\n")
-        while at >= 0:
-            starts.append(at + 1)
-            at = source.find(b"\n", at + 1)
-        if starts[-1] != len(source):
-            starts.append(len(source))
-        last = len(starts) - 1
+        from anchors.history_text import line_offsets
+
+        spans = [(o, oc) if forward else (n, nc) for o, oc, n, nc in self.hunks]
+        starts = line_offsets(source, max(first + count for first, count in spans))
         edits: list[tuple[int, int, bytes]] = []
-        for index, (old_start, old_count, new_start, new_count) in enumerate(self.hunks):
-            first, count = (old_start, old_count) if forward else (new_start, new_count)
-            begin = starts[min(first - 1 if count else first, last)]
-            end = starts[min(first - 1 + count, last)] if count else begin
+        for index, (first, count) in enumerate(spans):
+            begin = starts[first - 1 if count else first]
+            end = starts[first - 1 + count] if count else begin
             text = self.new_lines(index) if forward else self.old_lines(index)
             edits.append((begin, end, b"".join(text)))
         return edits

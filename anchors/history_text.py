@@ -47,7 +47,7 @@ def comment_line(text: bytes, language: str) -> bool:
     return text.startswith((b"//", b"/*", b"*"))
 
 
-def _line_offsets(data: bytes, last: int) -> list[int]:
+def line_offsets(data: bytes, last: int) -> list[int]:
     """The byte offset of the start of each line 1..last+1 (index 0 is line 1); lines past the
     end of `data` start at len(data)."""
     parts = data.split(b"\n", last)
@@ -71,7 +71,7 @@ def spot_of(
     """The Spot of a symbol at lines start..end (1-based, inclusive) of `data`."""
     if start < 1 or end < start:
         return None
-    offsets = _line_offsets(data, end + 1)
+    offsets = line_offsets(data, end + 1)
     a, b = offsets[start - 1], offsets[end]
     if a >= len(data) or b <= a:
         return None

@@ -686,8 +686,8 @@ class Walker:
         new = self.blobs.version(blob, language, base=base) if blob else None
         if base is None and blob and new is not None:
             # Whichever of the two is parsed second re-parses only around the commit's changes.
-            old.lean_on(new, patch.edits(self.blobs.raw(blob), forward=False))
-            new.lean_on(old, patch.edits(self.blobs.raw(patch.old_blob), forward=True))
+            old.lean_on(new, lambda: patch.edits(new.source, forward=False))
+            new.lean_on(old, lambda: patch.edits(old.source, forward=True))
         match = self.locate(cur.found, old, new, patch)
         if match is None:
             return None
@@ -1083,8 +1083,20 @@ class Walker:
         """(path, definition) of the one definition of the symbol's last name and kind, in a
         file of its language commit `sha` deleted, that is at least `REPLACED_SIMILARITY` like
         it and more than `than`."""
+        hits = [
+            (old_path, there)
+            for old_path, there in self.in_deleted_files(parent, sha, cur)
+            if there.short_name == cur.found.short_name
+            and compatible(there.symbol, cur.found.symbol)
+            and (alike := similarity(there, cur.found)) >= REPLACED_SIMILARITY
+            and alike > than
+        ]
+        return hits[0] if len(hits) == 1 else None
+
+    def in_deleted_files(self, parent: str, sha: str, cur: State) -> Iterator[tuple[str, Found]]:
+        """(path, definition) of each definition in the files of the symbol's language that
+        commit `sha` (against `parent`) deleted, read as asked."""
         language = cur.found.version.language
-        hits: list[tuple[str, Found]] = []
         for status, old_path, _ in self.changes_of(parent, sha):
             if status != "D" or old_path == cur.path or language_for_path(old_path) != language:
                 continue
@@ -1092,13 +1104,7 @@ class Walker:
             if old is None:
                 continue
             for sym in old.symbols:
-                if sym.short_name != cur.found.short_name or not compatible(sym, cur.found.symbol):
-                    continue
-                there = Found(sym, old)
-                alike = similarity(there, cur.found)
-                if alike >= REPLACED_SIMILARITY and alike > than:
-                    hits.append((old_path, there))
-        return hits[0] if len(hits) == 1 else None
+                yield old_path, Found(sym, old)
 
     def origin(
         self, commit: Commit, cur: State, log: FileLog | None = None
@@ -1162,17 +1168,11 @@ class Walker:
         parents = self.blobs.parents(sha)
         if not parents:
             return None
-        language = cur.found.version.language
-        namesakes: list[tuple[str, Found]] = []
-        for status, old_path, _ in self.changes_of(parents[0], sha):
-            if status != "D" or old_path == cur.path or language_for_path(old_path) != language:
-                continue
-            old = self.blobs.version_at(parents[0], old_path)
-            if old is None:
-                continue
-            namesakes += [
-                (old_path, Found(s, old)) for s in old.symbols if s.name == cur.found.name
-            ]
+        namesakes = [
+            (old_path, there)
+            for old_path, there in self.in_deleted_files(parents[0], sha, cur)
+            if there.name == cur.found.name
+        ]
         # (The versions compared only when there is a namesake: two long bodies cost ~80 ms.)
         if not namesakes or similarity(older.found, cur.found) >= RENAME_SIMILARITY:
             return None
