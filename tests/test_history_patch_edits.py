@@ -86,7 +86,7 @@ def test_the_second_side_parsed_from_the_first_reads_as_parsed_whole(tmp_path: P
         second = Version("b", second_source, "python")
         edits = patch.edits(first_source, forward=forward)
         assert edits is not None
-        second.lean_on(first, lambda: edits)
+        second.lean_on(first, lambda edits=edits: edits)
         first.symbols  # noqa: B018 - parsed first, whole
         assert second._base is first  # parsed from the first's tree
         assert _symbols(second) == _symbols(Version("c", second_source, "python"))
