@@ -58,6 +58,10 @@ class Version:
         # Called now and then while the source is parsed whole (see `read_while_parsing`).
         self.while_parsing: Callable[[], None] | None = None
         self._flats: dict[tuple[int, int, str, bool], str] = {}
+        # A version `Walker.fast_step` made without parsing: (the newer version it was made
+        # from, the symbol's first line there, its first line here, the swapped lines as
+        # (first, end, newer first, newer end), counted from the symbol's first line).
+        self.fast: tuple[Version, int, int, list[tuple[int, int, int, int]]] | None = None
 
     @property
     def source(self) -> bytes:
@@ -67,9 +71,19 @@ class Version:
     def lines(self) -> list[bytes]:
         """The source's lines, each with its newline (split on newlines only, as git does)."""
         if self._lines is None:
-            self.symbols  # noqa: B018 - the parsed source may differ (invalid UTF-8 repaired)
+            if self.fast is None:  # (fast_step's are valid UTF-8)
+                self.symbols  # noqa: B018 - the parsed source may differ (invalid UTF-8 repaired)
             self._lines = BytesIO(self._source).readlines()  # (4x a list of `part + b"\n"`)
         return self._lines
+
+    def lines_are(self, lines: list[bytes]) -> None:
+        """Its lines, known by whoever made the version (`Walker.fast_step`)."""
+        self._lines = lines
+
+    @property
+    def tree(self) -> Tree | None:
+        """The syntax tree, when the source has been parsed (None before: not parsed here)."""
+        return self._tree
 
     @property
     def has_error(self) -> bool:
@@ -96,6 +110,7 @@ class Version:
                 self._tree = tree
                 self._symbols = symbols_from_tree(tree, source, self.grammar, self.depth)
             self._base = None
+            self.fast = None  # (its tree answers now: the newer version it was made from may go)
         return self._symbols
 
     def lean_on(
@@ -117,6 +132,17 @@ class Version:
 
         parser = parser_for(grammar)
         base = self._base
+        if base is not None and base._tree is None and base.fast is not None:
+            # Made by `Walker.fast_step` and not parsed: the versions it was made from are
+            # parsed first, oldest last, each from the one before (not recursively: the walk
+            # may have made hundreds in a row).
+            chain: list[Version] = []
+            at: Version | None = base
+            while at is not None and at._tree is None and at.fast is not None:
+                chain.append(at)
+                at = at._base
+            for version in reversed(chain):
+                version.symbols  # noqa: B018 - parses
         if base is None or base._tree is None or base.grammar != grammar:
             if self.while_parsing is not None:
                 return parser.parse(read_while_parsing(source, self.while_parsing))
@@ -243,13 +269,7 @@ class Version:
             raw = b"".join(pieces)
         else:
             raw = source[start:end]
-        if own_name and own_name.encode() in raw:
-            named = _own_name_as_self(raw.decode("utf-8", "replace"), own_name)
-            raw = named.encode("utf-8", "surrogatepass")
-        # Whitespace goes, also inside strings (an escape such as `\n` in a string is code): the
-        # ASCII whitespace `bytes.split` knows, deleted by `bytes.translate` (a fifth of the
-        # time of `"".join(text.split())` on a 30 KB body).
-        text = raw.translate(None, _WHITESPACE).decode("utf-8", "replace")
+        text = flat_text(raw, own_name)
         if not blocks:
             text = text.replace("{", "").replace("}", "")
         self._flats[key] = text
@@ -267,6 +287,18 @@ class Version:
     def text_of(self, symbol: Symbol) -> bytes:
         """The symbol's source bytes."""
         return self._source[symbol.start_byte : symbol.end_byte]
+
+
+def flat_text(raw: bytes, own_name: str) -> str:
+    """Code with its comments taken out, as `Version.flat` makes it: the own name as a whole
+    word written `<self>`, every whitespace removed."""
+    if own_name and own_name.encode() in raw:
+        named = _own_name_as_self(raw.decode("utf-8", "replace"), own_name)
+        raw = named.encode("utf-8", "surrogatepass")
+    # Whitespace goes, also inside strings (an escape such as `\n` in a string is code): the
+    # ASCII whitespace `bytes.split` knows, deleted by `bytes.translate` (a fifth of the time
+    # of `"".join(text.split())` on a 30 KB body).
+    return raw.translate(None, _WHITESPACE).decode("utf-8", "replace")
 
 
 def read_while_parsing(
