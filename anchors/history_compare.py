@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from io import BytesIO
+from itertools import accumulate
 
 from anchors.keyed import Keyed
 
@@ -62,6 +63,7 @@ class Version:
         # from, the symbol's first line there, its first line here, the swapped lines as
         # (first, end, newer first, newer end), counted from the symbol's first line).
         self.fast: tuple[Version, int, int, list[tuple[int, int, int, int]]] | None = None
+        self._offsets: list[int] | None = None
 
     @property
     def source(self) -> bytes:
@@ -75,6 +77,30 @@ class Version:
                 self.symbols  # noqa: B018 - the parsed source may differ (invalid UTF-8 repaired)
             self._lines = BytesIO(self._source).readlines()  # (4x a list of `part + b"\n"`)
         return self._lines
+
+    def settle(self) -> None:
+        """Parse a version `Walker.fast_step` made: from the parsed version the chain of such
+        versions goes back to, told the lines that differ as edits; failing that (a chain
+        whose lines cannot be mapped), each version of the chain from the one before it,
+        oldest last (not recursively: the walk may make hundreds in a row)."""
+        composed = _composed(self)
+        if composed is not None:
+            self._base, self._edits, self._edits_of = composed[0], composed[1], None
+            self.symbols  # noqa: B018 - parses
+            return
+        chain: list[Version] = []
+        at: Version | None = self
+        while at is not None and at._tree is None and at.fast is not None:
+            chain.append(at)
+            at = at._base
+        for version in reversed(chain):
+            version.symbols  # noqa: B018 - parses
+
+    def line_start(self, line: int) -> int:
+        """The byte where line `line` (1-based) starts."""
+        if self._offsets is None:
+            self._offsets = list(accumulate(map(len, self.lines), initial=0))
+        return self._offsets[min(line - 1, len(self._offsets) - 1)]
 
     def lines_are(self, lines: list[bytes]) -> None:
         """Its lines, known by whoever made the version (`Walker.fast_step`)."""
@@ -133,16 +159,10 @@ class Version:
         parser = parser_for(grammar)
         base = self._base
         if base is not None and base._tree is None and base.fast is not None:
-            # Made by `Walker.fast_step` and not parsed: the versions it was made from are
-            # parsed first, oldest last, each from the one before (not recursively: the walk
-            # may have made hundreds in a row).
-            chain: list[Version] = []
-            at: Version | None = base
-            while at is not None and at._tree is None and at.fast is not None:
-                chain.append(at)
-                at = at._base
-            for version in reversed(chain):
-                version.symbols  # noqa: B018 - parses
+            # Made by `Walker.fast_step` and not parsed: parsed first, from the parsed version
+            # it goes back to, told every line swapped since as an edit (one parse, however many
+            # versions were made in between).
+            base.settle()
         if base is None or base._tree is None or base.grammar != grammar:
             if self.while_parsing is not None:
                 return parser.parse(read_while_parsing(source, self.while_parsing))
@@ -287,6 +307,58 @@ class Version:
     def text_of(self, symbol: Symbol) -> bytes:
         """The symbol's source bytes."""
         return self._source[symbol.start_byte : symbol.end_byte]
+
+
+def _composed(version: Version) -> tuple[Version, list[tuple[int, int, bytes]]] | None:
+    """For a version `Walker.fast_step` made: the parsed version its chain goes back to, and
+    the edits of that one's source that make this one's (whole lines swapped, in order); None
+    when the chain ends at a version not parsed. Each version of the chain has the same lines
+    as the one it was made from, but for the swapped stretches of its symbol."""
+    chain: list[Version] = []
+    at = version
+    while at._tree is None and at.fast is not None:
+        chain.append(at)
+        at = at.fast[0]
+    if at._tree is None:
+        return None
+    root = at
+    # For each line of the version, the root's line it is (0-based), or -1: swapped in.
+    mapping = list(range(len(root.lines)))
+    for made in reversed(chain):
+        assert made.fast is not None
+        _, newer_first, first, swapped = made.fast
+        lines = mapping[: first - 1]  # (the same enclosing declarations' lines)
+        made_at = newer_at = 0  # (lines from the symbol's first)
+        for lo, hi, new_lo, new_hi in swapped:
+            if lo - made_at != new_lo - newer_at:
+                return None
+            lines += mapping[newer_first - 1 + newer_at : newer_first - 1 + new_lo]
+            lines += [-1] * (hi - lo)
+            made_at, newer_at = hi, new_hi
+        lines += mapping[newer_first - 1 + newer_at :]
+        if len(lines) != len(made.lines):
+            return None
+        mapping = lines
+    offsets = list(accumulate(map(len, root.lines), initial=0))
+    here = version.lines
+    edits: list[tuple[int, int, bytes]] = []
+    expected = index = 0  # the next line of the root that is kept, the next line here
+    while index < len(mapping):
+        if mapping[index] == expected:
+            expected += 1
+            index += 1
+            continue
+        start = index
+        while index < len(mapping) and mapping[index] < 0:
+            index += 1
+        until = mapping[index] if index < len(mapping) else len(root.lines)
+        if until < expected:
+            return None
+        edits.append((offsets[expected], offsets[until], b"".join(here[start:index])))
+        expected = until
+    if expected != len(root.lines):
+        edits.append((offsets[expected], offsets[-1], b""))
+    return root, [e for e in edits if e[0] != e[1] or e[2]]
 
 
 def flat_text(raw: bytes, own_name: str) -> str:

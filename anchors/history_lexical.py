@@ -177,10 +177,9 @@ def plain_at(version: Version, line: int) -> bool:
     tree = version.tree
     if tree is None:
         return False
-    lines = version.lines
-    if line < 1 or line > len(lines):
+    if line < 1 or line > len(version.lines):
         return False
-    at = sum(map(len, lines[: line - 1]))
+    at = version.line_start(line)
     node = tree.root_node.descendant_for_byte_range(at, at)
     while node is not None:
         if node.start_byte < at and (

@@ -830,7 +830,9 @@ class Walker:
         from anchors.symbols import Symbol
 
         spans = tuple((_shift(a, hunks), _shift(b, hunks)) for a, b in cur.header_spans)
-        closer = _CLOSERS.get(language, b"\n}") * len(spans)
+        # What follows the symbol in the newer source (the enclosing declarations' closers):
+        # the older source is the newer one with the stretches swapped back, nothing else.
+        after = version.lines[sym.end_line :]
         body = b"".join(old_lines)
         start_byte = len(header) + sym.start_byte - (source.rfind(b"\n", 0, sym.start_byte) + 1)
         tail = len(new_lines[-1]) - (sym.end_byte - (source.rfind(b"\n", 0, sym.end_byte) + 1))
@@ -844,13 +846,13 @@ class Walker:
             len(header) + len(body) - tail,
             start_byte + sym.body_start - sym.start_byte,
         )
-        older = Version("", header + body + closer, language, snippet=True, depth=len(spans) + 1)
+        older = Version(
+            "", header + body + b"".join(after), language, snippet=True, depth=len(spans) + 1
+        )
         # Parsed (if ever) from the newer one's tree, told the stretches swapped back.
         older.lean_on(version, lambda: _stretch_edits(version, sym.start_line, old_lines, swapped))
         older.fast = (version, sym.start_line, first, swapped)
-        older.lines_are(
-            version.lines[: sym.start_line - 1] + old_lines + version.lines[sym.end_line :]
-        )
+        older.lines_are(version.lines[: sym.start_line - 1] + old_lines + after)
         start = _shift(cur.start, hunks)
         state = State(
             cur.path,
@@ -1131,7 +1133,7 @@ class Walker:
             if sym.name == target.name:
                 namesake = Found(sym, old)
                 passed = _passed_on(namesake, target, old, new)
-                if passed is None and _went_to_renamed_class(namesake, target, old, new):
+                if passed is None and _went_to_renamed_class(namesake, target, old, new, patch):
                     return None  # (its code is the renamed class's: see `_in_renamed_class`)
                 return passed or namesake
         constructed = _constructor_function(target, old)
@@ -2039,20 +2041,27 @@ def _in_renamed_class(target: Found, old: Version, new: Version | None) -> Found
 
 
 def _went_to_renamed_class(
-    namesake: Found, target: Found, old: Version, new: Version | None
+    namesake: Found, target: Found, old: Version, new: Version | None, patch: Patch | None
 ) -> bool:
     """Whether `namesake` (the parent's definition of the target's name) went on in the class
     its own class was renamed to, the target being a new definition of a new class that took
-    the old name (see `_in_renamed_class`, whose answer for that method is `namesake`)."""
-    if new is None:
-        return False
+    the old name (see `_in_renamed_class`, whose answer for that method is `namesake`). Asked
+    only where the commit changed the class's declaration line (renamed it there): the newer
+    file is not parsed for every step that finds the symbol's name where it was."""
     scope = _scope(target.name)
+    if new is None or patch is None or not scope:
+        return False
+    declared = next((s.start_line for s in old.symbols if s.name == scope), None)
+    if declared is None or not any(
+        start <= declared < start + count for start, count, _, _ in patch.hunks
+    ):
+        return False
     others = [
         s
         for s in new.symbols
         if s.short_name == target.short_name and s.name != target.name and _scope(s.name)
     ]
-    if not scope or not others:
+    if not others:
         return False
     before = {s.name for s in old.symbols}
     for other in others:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from anchors.history import symbol_history
-from anchors.history_compare import Version
+from anchors.history_compare import Version, _composed
 from anchors.history_lexical import code_of
 from anchors.history_walk import Walker
 
@@ -101,6 +101,12 @@ def _both_ways(
             made = result[1].found
             parsed = Version("", made.version.source, made.version.language)
             assert made.symbol in parsed.symbols, made.version.source.decode()
+            # And the edits it would be parsed with, from the parsed version its chain goes
+            # back to, make its text of that one's.
+            composed = _composed(made.version)
+            assert composed is not None
+            root, edits = composed
+            assert _apply(root.source, edits) == made.version.source
         return result
 
     with monkeypatch.context() as patch:
@@ -110,6 +116,15 @@ def _both_ways(
         patch.setattr(Walker, "fast_step", lambda *args: None)
         slow = symbol_history(repo, name, symbol).to_dict()
     return fast, slow, taken[0]
+
+
+def _apply(source: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
+    pieces, at = [], 0
+    for start, end, text in edits:
+        assert at <= start <= end
+        pieces += [source[at:start], text]
+        at = end
+    return b"".join([*pieces, source[at:]])
 
 
 def _kinds(history: dict[str, object]) -> list[list[str]]:
