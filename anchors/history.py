@@ -12,7 +12,9 @@ walk is in `history_walk`, the comparison of versions in `history_compare`, git 
    when a hunk touches the span (or the header line of an enclosing class, which is part of the
    qualified name) is its older version parsed with tree-sitter: its lines with the hunks undone,
    under its enclosing declarations, when that small source provably parses to the same symbol;
-   else the parent's whole file (once per blob).
+   else the parent's whole file (once per blob). Most often not even that: when the hunks change
+   only plain lines inside the body (`history_lexical`), the older symbol is the newer one with
+   those lines swapped back, compared as text, parsed only if a later step needs its tree.
 3. In the parent the symbol is found by qualified name; failing that, by body similarity among the
    names that disappeared from the file in that commit (a rename). Normalised signature and body
    are compared, so commits that only touch whitespace or comments are not changes.
