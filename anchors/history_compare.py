@@ -96,11 +96,16 @@ class Version:
         for version in reversed(chain):
             version.symbols  # noqa: B018 - parses
 
-    def line_start(self, line: int) -> int:
-        """The byte where line `line` (1-based) starts."""
+    def line_offsets(self) -> list[int]:
+        """The byte where each line starts (index 0: line 1), and the source's length last."""
         if self._offsets is None:
             self._offsets = list(accumulate(map(len, self.lines), initial=0))
-        return self._offsets[min(line - 1, len(self._offsets) - 1)]
+        return self._offsets
+
+    def line_start(self, line: int) -> int:
+        """The byte where line `line` (1-based) starts."""
+        offsets = self.line_offsets()
+        return offsets[min(line - 1, len(offsets) - 1)]
 
     def lines_are(self, lines: list[bytes]) -> None:
         """Its lines, known by whoever made the version (`Walker.fast_step`)."""
@@ -339,7 +344,7 @@ def _composed(version: Version) -> tuple[Version, list[tuple[int, int, bytes]]] 
         if len(lines) != len(made.lines):
             return None
         mapping = lines
-    offsets = list(accumulate(map(len, root.lines), initial=0))
+    offsets = root.line_offsets()
     here = version.lines
     edits: list[tuple[int, int, bytes]] = []
     expected = index = 0  # the next line of the root that is kept, the next line here

@@ -4,7 +4,6 @@ file, across renames, file renames and moves (see `anchors.history` for the meth
 from __future__ import annotations
 
 import os
-from itertools import accumulate
 
 from anchors.history_compare import (
     Found,
@@ -247,7 +246,7 @@ def _snippet_edits(
     hunk's new lines replaced by its removed ones. As (start, end, text), base bytes [start,
     end) replaced by `text`, in order. (The parse checks that they give the older source, and
     reads it whole otherwise.)"""
-    offsets = list(accumulate(map(len, base.lines), initial=0))
+    offsets = base.line_offsets()
     last = len(offsets) - 1
 
     def at(index: int) -> int:  # the base byte where `new_lines[index]` starts
@@ -293,7 +292,7 @@ def _stretch_edits(
 ) -> list[tuple[int, int, bytes]]:
     """The edits of `newer`'s source (its symbol from line `first`) that swap the stretches
     back (see `Walker.fast_step`), in order."""
-    offsets = list(accumulate(map(len, newer.lines), initial=0))
+    offsets = newer.line_offsets()
     return [
         (offsets[first - 1 + new_lo], offsets[first - 1 + new_hi], b"".join(old_lines[lo:hi]))
         for lo, hi, new_lo, new_hi in swapped

@@ -16,6 +16,7 @@ from anchors.history import symbol_history
 from anchors.history_compare import Version, _composed
 from anchors.history_lexical import code_of
 from anchors.history_walk import Walker
+from tests.test_history_patch_edits import _apply
 
 # --------------------------------------------------------------------------- the lexer
 
@@ -116,15 +117,6 @@ def _both_ways(
         patch.setattr(Walker, "fast_step", lambda *args: None)
         slow = symbol_history(repo, name, symbol).to_dict()
     return fast, slow, taken[0]
-
-
-def _apply(source: bytes, edits: list[tuple[int, int, bytes]]) -> bytes:
-    pieces, at = [], 0
-    for start, end, text in edits:
-        assert at <= start <= end
-        pieces += [source[at:start], text]
-        at = end
-    return b"".join([*pieces, source[at:]])
 
 
 def _kinds(history: dict[str, object]) -> list[list[str]]:
