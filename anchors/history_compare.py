@@ -537,18 +537,26 @@ def differences(old: Found, new: Found) -> list[str]:
         (b.start_byte, b.body_start, b.short_name),
     ):
         kinds.append("signature")
-    if _differ(
-        old.version,
-        _body_span(a, old.version.source),
-        new.version,
-        _body_span(b, new.version.source),
+    if (
+        _bodies_differ(old, new)
+        if a.short_name != b.short_name
+        else _differ(
+            old.version,
+            _body_span(a, old.version.source),
+            new.version,
+            _body_span(b, new.version.source),
+        )
     ):
         kinds.append("body")
     if _CHECK_FLAT:
         slow: list[str] = []
         if old.version.signature_of(a) != new.version.signature_of(b):
             slow.append("signature")
-        if squeeze(old.version.body_of(a)) != squeeze(new.version.body_of(b)):
+        if (
+            _bodies_differ(old, new)
+            if a.short_name != b.short_name
+            else squeeze(old.version.body_of(a)) != squeeze(new.version.body_of(b))
+        ):
             slow.append("body")
         if slow != kinds:
             import sys
@@ -558,6 +566,74 @@ def differences(old: Found, new: Found) -> list[str]:
 
 
 _CHECK_FLAT = bool(os.environ.get("TETHER_CHECK_FLAT"))
+
+# What a call of the symbol's own name is made on when it is the symbol itself (recursion, or
+# an override calling the method it overrides), not a namesake of another object's.
+_OWN_RECEIVERS = frozenset({"self", "this", "cls", "Self", "super", "prototype"})
+
+
+def _bodies_differ(old: Found, new: Found) -> bool:
+    """Whether the bodies of a symbol renamed between `old` and `new` differ, each one's own
+    name written `<self>` where it is the symbol's (`foo(...)`, `self.foo(...)`) and kept as it
+    is where it names another object's member of that name: `self.a.bytes()` that became
+    `self.a.chunk()` as `Chain.bytes` became `Chain.chunk` changed the body (the chained
+    buffers' methods it calls), and commons-lang's `regionMatchesSequence` that went on calling
+    `((String) cs).regionMatches(...)` as it became `regionMatches` did not."""
+    return _as_own(old) != _as_own(new)
+
+
+def _as_own(found: Found) -> str:
+    """The body's flat text, the own name as `<self>` only where it is the symbol's own."""
+    version, symbol = found.version, found.symbol
+    start, end, name = _body_span(symbol, version.source)
+    body = version.flat(start, end, name)
+    if "<self>" not in body:
+        return body
+    own = _OWN_RECEIVERS
+    if version.grammar == "go":
+        # `func (r *Router) Handle(...)`: `r.Handle(...)` in its body is the method itself.
+        head = version.flat(symbol.start_byte, symbol.body_start, name)
+        if head.startswith("func("):
+            at = 5
+            while at < len(head) and _word_char(head[at]):
+                at += 1
+            if at > 5:
+                own = own | {head[5:at]}
+    pieces = body.split("<self>")
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        out.append("<self>" if _own_receiver(out[-1], own) else name)
+        out.append(piece)
+    return "".join(out)
+
+
+def _own_receiver(before: str, own: frozenset[str]) -> bool:
+    """Whether a name that follows the flat text `before` is the symbol's own: not a member
+    (no `.` or `::` before it), or a member of one of `own`, or of `super(...)`."""
+    if before.endswith("."):
+        receiver = before[:-1]
+    elif before.endswith("::"):
+        receiver = before[:-2]
+    else:
+        return True
+    if receiver.endswith(")"):  # a call's result: own only as `super()`'s
+        depth, at = 0, len(receiver) - 1
+        while at >= 0:
+            depth += {")": 1, "(": -1}.get(receiver[at], 0)
+            if depth == 0:
+                break
+            at -= 1
+        receiver = receiver[:at] if at > 0 else ""
+        return _last_word(receiver) == "super"
+    return _last_word(receiver) in own
+
+
+def _last_word(text: str) -> str:
+    """The word (`[A-Za-z0-9_$]` and other letters) that `text` ends with, or ""."""
+    at = len(text)
+    while at > 0 and _word_char(text[at - 1]):
+        at -= 1
+    return text[at:]
 
 
 def _differ(
