@@ -35,6 +35,9 @@ def _zero(sha: str) -> bool:
 # git may write this far ahead of the walk (a pipe holds 64 KB by default): its walk goes on
 # while the walk here parses versions.
 PIPE_SIZE = 1 << 20
+# The similarity (percent) at which a definition's move from a file the commit deleted into one
+# it added makes the move a file rename (`paired_loosely`): git's default is 50.
+LOOSE_RENAME = 40
 # From this size on, a file's log lists blobs (`--raw`) rather than diffs (`-p`): in a big file,
 # git's diff of every commit costs more than reading the versions and finding the symbol's text
 # in them; in a small one, the diffs cost git little and save the walk a question per commit.
@@ -754,6 +757,31 @@ class TreeChanges:
         if self._proc is not None:
             self._proc.close(kill=True)
             self._proc = None
+
+
+def paired_loosely(root: StrPath, parent: str, sha: str, old: str, new: str) -> bool:
+    """Whether git's rename detection over the whole commit, at `LOOSE_RENAME` similarity
+    instead of its default 50%, pairs the file `old` that `sha` deleted with the file `new` it
+    added (each file is paired once, with the one most like it)."""
+    out = run_git(
+        ["diff-tree", "-r", f"-M{LOOSE_RENAME}", "--no-commit-id", "--name-status", "-z",
+         parent, sha],
+        root,
+    )[0]  # fmt: skip
+    fields = out.split(b"\0")
+    at = 0
+    while at < len(fields) - 1:
+        status = fields[at]
+        if status[:1] in (b"R", b"C"):
+            if status[:1] == b"R" and fields[at + 1 : at + 3] == [
+                old.encode("utf-8", "surrogateescape"),
+                new.encode("utf-8", "surrogateescape"),
+            ]:
+                return True
+            at += 3
+        else:
+            at += 2
+    return False
 
 
 def file_diffs(root: StrPath, parent: str, sha: str, paths: list[str]) -> dict[str, bytes]:

@@ -24,6 +24,7 @@ from anchors.history_git import (
     PathDiffs,
     TreeChanges,
     file_diffs,
+    paired_loosely,
     shallow_commits,
 )
 from anchors.history_lexical import code_of, plain_at
@@ -58,6 +59,9 @@ MOVE_SEARCH_FILES = 8
 # A changed file this large is parsed in the move search only when its diff removes a line (the
 # diff of all of them is one git process, ~3 ms; parsing a 16 KB file before and after, ~8 ms).
 MOVE_DIFF_BYTES = 16_000
+# The score of a move source found by `_moved_with_its_type`, when nothing alike was found (a
+# likeness scores at most 1.3).
+MOVED_WITH_TYPE = 2.0
 # Definitions that vanished this near in likeness to the symbol are equally its candidates.
 MOVE_TIE = 0.01
 # A rewritten symbol this like a namesake in a file the same commit deleted is that one moved
@@ -1412,7 +1416,21 @@ class Walker:
         found = self.moved_from(sha, parent, cur, changes)
         if found is not None:
             old_path, match = found
-            self.arrived(commit, "move", cur, parent, old_path, match)
+            # From a file the commit deleted into one it added, which git pairs as renamed at
+            # a lower similarity than its default: the file was renamed (date-fns renamed
+            # is_within_range/index.js to is_within_interval/index.js with its one function
+            # and reworded it, 45% alike).
+            # Not when the deleted file was split among several added ones (excalidraw split
+            # src/scene/data.ts into six files of src/data/, index.ts 45% like it): moves.
+            how = (
+                "file-rename"
+                if ("D", old_path, old_path) in changes
+                and any(s == "A" and new == cur.path for s, _, new in changes)
+                and paired_loosely(self.root, parent, sha, old_path, cur.path)
+                and not self.split_among(sha, parent, old_path, match, cur.path, changes)
+                else "move"
+            )
+            self.arrived(commit, how, cur, parent, old_path, match)
             return None
         restored = self.restored(log, commit, cur) if log is not None else None
         if restored is not None:
@@ -1422,6 +1440,36 @@ class Walker:
             return resume, older
         self.record(commit, ["introduced"], cur)
         return None
+
+    def split_among(
+        self,
+        sha: str,
+        parent: str,
+        old_path: str,
+        match: Found,
+        new_path: str,
+        changes: list[tuple[str, str, str]],
+    ) -> bool:
+        """Whether another file commit `sha` added (not `new_path`) declares a definition of
+        the file `old_path` it deleted, by qualified name, besides `match` and its own: the file
+        was split, not renamed."""
+        old = self.blobs.version_at(parent, old_path)
+        if old is None:
+            return False
+        inner = match.name + "."
+        names = {
+            s.name for s in old.symbols if s.name != match.name and not s.name.startswith(inner)
+        }
+        if not names:
+            return False
+        language = old.language
+        for status, _, path in changes:
+            if status != "A" or path == new_path or language_for_path(path) != language:
+                continue
+            added = self.blobs.version_at(sha, path)
+            if added is not None and any(s.name in names for s in added.symbols):
+                return True
+        return False
 
     def replaced_from(self, sha: str, cur: State, older: State) -> tuple[str, str, Found] | None:
         """When commit `sha` rewrote the symbol (its older version here is not even half like
@@ -1531,6 +1579,21 @@ class Walker:
                 for status, old in sources
                 if any(n in diffs.get(old, name) for n in spellings)
             ]
+            # A short name many files' diffs hold (Go's `Build` of each clause type): first the
+            # files the commit deleted, then those whose diff also names the symbol's enclosing
+            # definition, then those of its own directory (gorm's 1f38ec44 deleted
+            # clause/query.go, whose `Eq.Build` went to clause/expression.go, among 15 files
+            # whose diffs name a `Build`).
+            if len(named) > MOVE_SEARCH_FILES:
+                folder = os.path.dirname(cur.path)
+                owner = cur.found.name.rpartition(".")[0].rpartition(".")[2].encode()
+                named.sort(
+                    key=lambda source: (
+                        source[0] != "D",
+                        not owner or owner not in diffs.get(source[1], b""),
+                        os.path.dirname(source[1]) != folder,
+                    )
+                )
             # A file the commit deleted, in the symbol's language, is searched even when its
             # diff does not name the symbol: a file dissolved into others is where a function
             # moved under a new name comes from (jinja's asyncfilters.auto_to_seq became
@@ -1573,6 +1636,7 @@ class Walker:
             return kept
 
         hits: list[tuple[float, str, Found, bool]] = []
+        with_type: list[tuple[str, Found]] = []
         olds = {old_path: self.blobs.version_at(parent, old_path) for _, old_path in sources}
         renamed_to = {old: new for status, old, new in changes if status[0] == "R"}
         unchanged = self._only_added(sha, parent, sources, olds)
@@ -1611,6 +1675,10 @@ class Walker:
                 hit = best_match(
                     cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
                 )
+            if hit is None:
+                typed = _moved_with_its_type(cur.found, old, gone, present)
+                if typed is not None:
+                    with_type.append((old_path, typed))
             patch: Patch | None = None
             while (
                 hit is not None
@@ -1644,6 +1712,11 @@ class Walker:
                 for f in gone
             )
             hits.append((hit[1] + (0.3 if same else 0.0), old_path, hit[0], twin))
+        if not hits and len(with_type) == 1:
+            # Nothing alike anywhere, and one file lost the method with its type (see
+            # `_moved_with_its_type`): that is where it came from.
+            (typed_path, typed_found), *_ = with_type
+            hits.append((MOVED_WITH_TYPE, typed_path, typed_found, False))
         if not hits:
             return None
         score, source, gone_one, twinned = max(hits, key=lambda h: h[0])
@@ -1663,7 +1736,7 @@ class Walker:
         best = (score, source, gone_one)
         if self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
             return None
-        if self.became_another(sha, parent, cur, changes, best[2]):
+        if score < MOVED_WITH_TYPE and self.became_another(sha, parent, cur, changes, best[2]):
             return None
         return best[1], best[2]
 
@@ -1766,6 +1839,27 @@ class Walker:
                 if sym.name == gone.name and similarity(gone, Found(sym, after)) > alike:
                     return True
         return False
+
+
+def _moved_with_its_type(
+    target: Found, old: Version, gone: list[Found], present: set[str]
+) -> Found | None:
+    """The definition of `target`'s own qualified name that vanished from `old`'s file with
+    the type or class it belongs to, when that type is now declared in `target`'s file: a
+    method moved with its type is that method, however much it was rewritten as it moved
+    (gorm's 1f38ec44 deleted clause/join.go and declared `Join` in from.go, its
+    `Join.Build` a `// TODO` stub before and written out after)."""
+    owner, dot, _ = target.name.rpartition(".")
+    if not dot or owner in present:
+        return None
+    if not any(s.name == owner for s in old.symbols):
+        return None
+    if not any(s.name == owner for s in target.version.symbols):
+        return None
+    for found in gone:
+        if found.name == target.name and compatible(found.symbol, target.symbol):
+            return found
+    return None
 
 
 def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple[str, str]]:

@@ -11,12 +11,13 @@ tether is timed twice: with it (every run after the first in a repository) and w
 background). The repository itself has no commit-graph of git's (as after `git clone`).
 `--against DIR` also times another source tree of tether (e.g. `git archive` of an older commit
 unpacked in DIR) in the same rounds, for a before/after comparison on an equally busy machine.
-`--random REPO:N:SEED` times N functions drawn at random instead (the agreement check's pool:
-functions and methods of 6+ lines defined once in their file, in files of 20+ commits, shuffled
-with `random.Random(SEED)`), skipping those `git log -L :NAME:PATH` cannot find.
+`--random REPO:N:SEED` (repeatable) times N functions drawn at random instead (the agreement
+check's pool: functions and methods of 6+ lines defined once in their file, in files of 20+
+commits, shuffled with `random.Random(SEED)`), skipping those `git log -L :NAME:PATH` cannot
+find.
 
     .venv/bin/python -m bench.anchors.history_speed [--rounds N] [--only TEXT] [--against DIR]
-        [--random REPO:N:SEED]
+        [--random REPO:N:SEED ...]
 """
 
 from __future__ import annotations
@@ -91,11 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--only", default="", help="only the cases whose label contains this")
     ap.add_argument("--against", type=Path, help="another tether source tree, timed alongside")
-    ap.add_argument("--random", metavar="REPO:N:SEED", help="N random functions of REPO instead")
+    ap.add_argument(
+        "--random",
+        metavar="REPO:N:SEED",
+        action="append",
+        help="N random functions of REPO instead (repeat it for several repositories)",
+    )
     args = ap.parse_args(argv)
     cases = CASES
     if args.random:
-        cases = _drawn(*args.random.split(":"))
+        cases = [case for drawn in args.random for case in _drawn(*drawn.split(":"))]
     tether = shutil.which("tether", path=str(Path(sys.executable).parent)) or "tether"
     ratios: list[float] = []
     cpu_ratios: list[float] = []
