@@ -59,6 +59,10 @@ MOVE_SEARCH_FILES = 8
 # A changed file this large is parsed in the move search only when its diff removes a line (the
 # diff of all of them is one git process, ~3 ms; parsing a 16 KB file before and after, ~8 ms).
 MOVE_DIFF_BYTES = 16_000
+# The share of the symbol's body words that what a commit removed of a file must hold for the
+# file to be searched for a definition of another name it moved from (`_cannot_hold`; such a
+# definition is 0.75 like it or more, so it shares well over half its words).
+MOVE_WORD_SHARE = 0.3
 # The score of a move source found by `_moved_with_its_type`, when nothing alike was found (a
 # likeness scores at most 1.3).
 MOVED_WITH_TYPE = 2.0
@@ -1635,14 +1639,32 @@ class Walker:
                             )
             return kept
 
+        def still_kept(found: Found) -> bool:
+            """Whether `found`'s name is in `kept_names()`, reading only the files whose text
+            holds its last name (most commits touch many files that do not)."""
+            if kept is not None:
+                return found.name in kept
+            word = found.short_name.encode()
+            for status, _, new_path in changes:
+                if status[0] == "D" or language_for_path(new_path) is None:
+                    continue
+                after_version = self.blobs.version_at(sha, new_path)
+                if after_version is None or word not in after_version.source:
+                    continue
+                if any(
+                    s.name == found.name and s.name != cur.found.name for s in after_version.symbols
+                ):
+                    return True
+            return False
+
         hits: list[tuple[float, str, Found, bool]] = []
         with_type: list[tuple[str, Found]] = []
         olds = {old_path: self.blobs.version_at(parent, old_path) for _, old_path in sources}
         renamed_to = {old: new for status, old, new in changes if status[0] == "R"}
-        unchanged = self._only_added(sha, parent, sources, olds)
+        unable = self._cannot_hold(sha, parent, cur, sources, olds)
         for status, old_path in sources:
             old = olds[old_path]
-            if old is None or old_path in unchanged:
+            if old is None or old_path in unable:
                 continue
             after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
             if after is not None:
@@ -1668,7 +1690,7 @@ class Walker:
                     if f.short_name == cur.found.short_name or f.short_name not in successors
                 ]
             hit = best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
-            if hit is not None and hit[0].name in kept_names():
+            if hit is not None and still_kept(hit[0]):
                 # The best is not a candidate: the best of those that are (a subset).
                 names = kept_names()
                 gone = [f for f in gone if f.name not in names]
@@ -1740,28 +1762,51 @@ class Walker:
             return None
         return best[1], best[2]
 
-    def _only_added(
+    def _cannot_hold(
         self,
         sha: str,
         parent: str,
+        cur: State,
         sources: list[tuple[str, str]],
         olds: dict[str, Version | None],
     ) -> set[str]:
-        """Of the large files commit `sha` changed (`olds`: their versions in `parent`), those it
-        only added lines to: no definition vanished from them, so none moved out (asked of git,
-        in one process, rather than each file parsed twice: a function written beside an edit
-        of a 3,000-line module)."""
-        large = [
-            old_path
-            for status, old_path in sources
-            if status == "M"
-            and (version := olds[old_path]) is not None
-            and len(version.source) >= MOVE_DIFF_BYTES
-        ]
-        if not large:
+        """Of the files commit `sha` deleted or changed (`olds`: their versions in `parent`),
+        those that cannot hold where the symbol came from, told by text rather than by parsing
+        each twice: what the commit removed of them (a deleted file's whole text, a changed
+        file's removed lines) neither names the symbol (any definition of its name that vanished
+        left its declaration line there) nor holds MOVE_WORD_SHARE of its body's words (one of
+        another name must be 0.75 like it). Asked when they hold MOVE_DIFF_BYTES or more: a
+        function written beside an edit of a 3,000-line module, a test moved among the many
+        files of a restructuring."""
+        if sum(len(v.source) for v in olds.values() if v is not None) < MOVE_DIFF_BYTES:
             return set()
-        diffs = file_diffs(self.root, parent, sha, large)
-        return {path for path in large if path in diffs and not _removes_lines(diffs[path])}
+        changed = [path for status, path in sources if status == "M" and olds[path] is not None]
+        diffs = file_diffs(self.root, parent, sha, changed) if changed else {}
+        name = cur.found.short_name.encode()
+        spellings = {name, name[:1].swapcase() + name[1:]}
+        sym = cur.found.symbol
+        words = _word_counts(cur.found.version.source[sym.body_start : sym.end_byte])
+        needed = MOVE_WORD_SHARE * sum(words.values())
+        unable: set[str] = set()
+        for status, path in sources:
+            old = olds[path]
+            if old is None:
+                continue
+            if status == "M":
+                diff = diffs.get(path)
+                if diff is None:  # not read (a path git quotes): maybe
+                    continue
+                removed = b"\n".join(
+                    line for line in diff.split(b"\n") if line[:1] == b"-" and line[:4] != b"--- "
+                )
+            else:
+                removed = old.source
+            if any(n in removed for n in spellings):
+                continue
+            there = _word_counts(removed)
+            if sum(min(count, there.get(w, 0)) for w, count in words.items()) < needed:
+                unable.add(path)
+        return unable
 
     def became_another(
         self,
@@ -1792,6 +1837,7 @@ class Walker:
         if len(files) > 4 * MOVE_SEARCH_FILES:
             return False
         alike = similarity(gone, cur.found)
+        files = self._may_have_taken(sha, parent, files, gone, alike, namesake)
         return any(
             not (path == cur.path and found.name == cur.found.name)
             and (not namesake or found.short_name == gone.short_name)
@@ -1799,6 +1845,55 @@ class Walker:
             and similarity(gone, found) > alike
             for path, found in self.appeared(sha, parent, files)
         )
+
+    def _may_have_taken(
+        self,
+        sha: str,
+        parent: str,
+        files: list[tuple[str, str, str]],
+        gone: Found,
+        alike: float,
+        namesake: bool,
+    ) -> list[tuple[str, str, str]]:
+        """Of `files` ((status, old path, new path) that commit `sha` added, changed or
+        renamed), those where a definition more than `alike` like `gone` may have appeared, told
+        by text rather than by parsing each twice: the file names `gone`'s last name (when one
+        of that name is asked for), or what the commit added to it holds a quarter of `alike` of
+        `gone`'s body words (a definition that much like it shares over half of that)."""
+        if len(files) < 2:
+            return files
+        name = gone.short_name.encode()
+        if namesake:  # (its whole text: a class renamed in place renames its methods too)
+            return [
+                (status, old_path, new_path)
+                for status, old_path, new_path in files
+                if (after := self.blobs.version_at(sha, new_path)) is not None
+                and name in after.source
+            ]
+        changed = [new for status, _, new in files if status[0] == "M"]
+        diffs = file_diffs(self.root, parent, sha, changed) if changed else {}
+        sym = gone.symbol
+        words = _word_counts(gone.version.source[sym.body_start : sym.end_byte])
+        needed = alike / 4 * sum(words.values())
+        kept: list[tuple[str, str, str]] = []
+        for status, old_path, new_path in files:
+            if status[0] == "M":
+                diff = diffs.get(new_path)
+                if diff is None:  # not read (a path git quotes): maybe
+                    kept.append((status, old_path, new_path))
+                    continue
+                added = b"\n".join(
+                    line for line in diff.split(b"\n") if line[:1] == b"+" and line[:4] != b"+++ "
+                )
+            else:
+                after = self.blobs.version_at(sha, new_path)
+                if after is None:
+                    continue
+                added = after.source
+            there = _word_counts(added)
+            if sum(min(count, there.get(w, 0)) for w, count in words.items()) >= needed:
+                kept.append((status, old_path, new_path))
+        return kept
 
     def went_elsewhere(
         self,
@@ -2212,10 +2307,16 @@ def _constructor_function(target: Found, old: Version) -> Found | None:
 _CLASS_SCRIPTS = frozenset({"javascript", "typescript", "tsx"})
 
 
-def _removes_lines(diff: bytes) -> bool:
-    """Whether a `-U0` diff of one file removes any line."""
-    hunks = diff.find(b"\n@@")
-    return hunks < 0 or b"\n-" in diff[hunks:]
+# Bytes that are not part of a word (ASCII other than letters, digits, `_` and `$`), as spaces.
+_NOT_WORD = bytes(c if (c >= 128 or chr(c).isalnum() or c in b"_$") else 32 for c in range(256))
+
+
+def _word_counts(text: bytes) -> dict[bytes, int]:
+    """How many times each word occurs in `text`."""
+    counts: dict[bytes, int] = {}
+    for word in text.translate(_NOT_WORD).split():
+        counts[word] = counts.get(word, 0) + 1
+    return counts
 
 
 def _removes(diff: bytes | None, name: bytes) -> bool:
