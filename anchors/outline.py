@@ -460,6 +460,15 @@ class JavaScriptOutliner(Outliner):
                 body = made.child_by_field_name("body")
                 self.emit(self.text(own), "class", span, body, scope, body)
 
+    def function_of(self, value: Node) -> Node | None:
+        """The function `value` is, or the one it wraps when it is a call (see
+        `wrapped_function`)."""
+        if value.type in _JS_FUNCTION_VALUES:
+            return value
+        if value.type == "call_expression":
+            return self.wrapped_function(value)
+        return None
+
     def wrapped_function(self, call: Node) -> Node | None:
         """The function a call wraps, as in `memo(forwardRef((props, ref) => ...))`: at module
         level any call counts; inside a function only a plain name's (`useCallback(...)`), so that
@@ -633,9 +642,11 @@ class JavaScriptOutliner(Outliner):
                     return
                 self.value(parts[-1], kind, value, span, (*scope, *parts[:-1]))
                 first = False
-            elif value.type in _JS_FUNCTION_VALUES:
-                # Further names of the same function: the same span, nothing nested again.
-                body = value.child_by_field_name("body")
+            elif (function := self.function_of(value)) is not None:
+                # Further names of the same function: the same span, nothing nested again (also
+                # of one a call wraps: Underscore's `_.reduce = _.foldl = wrapReduce(function
+                # ...)` kept its three names when the function became a wrapper's argument).
+                body = function.child_by_field_name("body")
                 self.emit(parts[-1], kind, span, body, (*scope, *parts[:-1]))
 
     def member_path(self, node: Node) -> tuple[tuple[str, ...], bool] | None:
@@ -687,7 +698,9 @@ class JavaScriptOutliner(Outliner):
         if callee is not None and callee.type in _JS_FUNCTION_VALUES:
             self.transparent(callee, scope)
         args = node.child_by_field_name("arguments")
-        for arg in args.named_children if args is not None else ():
+        for given in args.named_children if args is not None else ():
+            # (A UMD bundle passes its factory parenthesized: `}(this, (function () {...})))`.)
+            arg = _unparenthesized(given) or given
             if arg.type in _JS_FUNCTION_VALUES:
                 self.transparent(arg, scope, callback=True)
             elif arg.type == "object":

@@ -85,6 +85,11 @@ FORMS: list[tuple[str, str, str, dict[str, str]]] = [
      "(function () {\n  function applied() {}\n}).apply(root)\n"
      "widget.call(function () { function notRun() {} })\n",
      {"_.omit": "method", "applied": "function"}),
+    # A UMD bundle passes its factory in parentheses (Underscore's underscore-umd.js).
+    ("js-umd-factory", "javascript",
+     "(function (global, factory) {\n  module.exports = factory()\n}(this, (function () {\n"
+     "  function each(obj, iteratee) {\n    return obj\n  }\n  return { each: each }\n})));\n",
+     {"each": "function"}),
     ("js-amd-define-callback", "javascript",
      "define(['jquery'], function ($) {\n  function plugin(options) {}\n  return plugin\n})\n",
      {"plugin": "function"}),
@@ -299,6 +304,17 @@ def test_chained_assignment_names_share_the_span() -> None:
     first, second = found["res.contentType"], found["res.type"]
     assert (first.start_line, first.end_line) == (second.start_line, second.end_line) == (1, 4)
     assert first.body_fp == second.body_fp
+
+
+def test_chained_assignment_of_a_wrapped_function_names_every_target() -> None:
+    """Underscore's `_.reduce = _.foldl = _.inject = wrapReduce(function (...) {...}, 1)`: the
+    three names of the one function, as when it was assigned bare."""
+    source = (
+        "_.reduce = _.foldl = _.inject = wrapReduce(function (obj, memo) {\n  return memo\n}, 1)\n"
+    )
+    found = by_name(source, "javascript")
+    assert {"_.reduce", "_.foldl", "_.inject"} <= set(found)
+    assert found["_.reduce"].body_fp == found["_.foldl"].body_fp == found["_.inject"].body_fp
 
 
 def test_prototype_method_and_class_method_have_the_same_name() -> None:
