@@ -511,12 +511,19 @@ class JavaScriptOutliner(Outliner):
             self.value(key, "method", value, span, scope)
 
     def returned(self, node: Node, scope: tuple[str, ...], in_type: bool, span: Node) -> None:
-        """`return {get() {...}}` in a factory: the methods are the function's, `make.get`."""
+        """`return {get() {...}}` in a factory: the methods are the function's, `make.get`. A
+        named function returned, `return function useStore() {...}`, is the factory's by its
+        own name, `defineStore.useStore` (as when it is declared, then returned)."""
         value = node.named_children[0] if node.named_children else None
         while value is not None and value.type == "parenthesized_expression":
             value = value.named_children[0] if value.named_children else None
         if value is not None and value.type == "object":
             self.visit_object(value, scope)
+        elif value is not None and value.type in _JS_FUNCTION_VALUES and scope:
+            name = value.child_by_field_name("name")
+            if name is not None:
+                body = value.child_by_field_name("body")
+                self.emit(self.text(name), "function", span, body, scope, body)
 
     def key(self, node: Node | None) -> str:
         """A property's name: an identifier, or a string holding one (`'foo': function`)."""

@@ -100,6 +100,11 @@ FORMS: list[tuple[str, str, str, dict[str, str]]] = [
     ("js-factory-return-object", "javascript",
      "function cached(getter) {\n  return {\n    get value() { return getter() }\n  }\n}\n",
      {"cached": "function", "cached.value": "method"}),
+    # A named function returned by a factory is the factory's (pinia's `return function
+    # useStore() {...}` in `defineStore`, later declared and then returned).
+    ("js-returned-named-function", "javascript",
+     "function defineStore(id) {\n  return function useStore(pinia) {\n    return pinia\n  }\n}\n",
+     {"defineStore": "function", "defineStore.useStore": "function"}),
     ("js-wrapped-function", "javascript",
      "const Button = React.memo(React.forwardRef((props, ref) => {\n  return null\n}))\n"
      "function Form() {\n  const onSubmit = useCallback(() => {}, [])\n"
