@@ -1588,8 +1588,8 @@ class Walker:
             # definition, then those of its own directory (gorm's 1f38ec44 deleted
             # clause/query.go, whose `Eq.Build` went to clause/expression.go, among 15 files
             # whose diffs name a `Build`).
+            folder = os.path.dirname(cur.path)
             if len(named) > MOVE_SEARCH_FILES:
-                folder = os.path.dirname(cur.path)
                 owner = cur.found.name.rpartition(".")[0].rpartition(".")[2].encode()
                 named.sort(
                     key=lambda source: (
@@ -1604,7 +1604,6 @@ class Walker:
             # async_utils.auto_to_list, gin's inputHolder.fromGET Context.formValue). Those in
             # the symbol's directory first.
             language = language_for_path(cur.path)
-            folder = os.path.dirname(cur.path)
             deleted = sorted(
                 (
                     (status, old)
@@ -1620,23 +1619,28 @@ class Walker:
         # touched) were not moved here: a function whose body went into a new one while it
         # stayed as a wrapper makes the new one an extraction (introduced), not a move. (Found
         # only when a candidate needs it: it means reading every file the commit touched.)
+        # (Not the symbol's own name: another definition of it elsewhere is another version
+        # beside this one, not the old one kept: viper moved findConfigFile into
+        # viper_go1_15.go and wrote a new one for Go 1.16 in viper_go1_16.go.)
         kept: set[str] | None = None
+
+        def afterwards() -> Iterator[Version]:
+            """The versions after the commit of the files it added, changed or renamed."""
+            for status, _, new_path in changes:
+                if status[0] != "D" and language_for_path(new_path) is not None:
+                    after_version = self.blobs.version_at(sha, new_path)
+                    if after_version is not None:
+                        yield after_version
 
         def kept_names() -> set[str]:
             nonlocal kept
             if kept is None:
-                kept = set()
-                for status, _, new_path in changes:
-                    if status[0] != "D" and language_for_path(new_path) is not None:
-                        after_version = self.blobs.version_at(sha, new_path)
-                        if after_version is not None:
-                            # Not the symbol's own name: another definition of it elsewhere
-                            # is another version beside this one, not the old one kept (viper
-                            # moved findConfigFile into viper_go1_15.go and wrote a new one
-                            # for Go 1.16 in viper_go1_16.go, each file for its own build).
-                            kept.update(
-                                s.name for s in after_version.symbols if s.name != cur.found.name
-                            )
+                kept = {
+                    s.name
+                    for version in afterwards()
+                    for s in version.symbols
+                    if s.name != cur.found.name
+                }
             return kept
 
         def still_kept(found: Found) -> bool:
@@ -1645,17 +1649,10 @@ class Walker:
             if kept is not None:
                 return found.name in kept
             word = found.short_name.encode()
-            for status, _, new_path in changes:
-                if status[0] == "D" or language_for_path(new_path) is None:
-                    continue
-                after_version = self.blobs.version_at(sha, new_path)
-                if after_version is None or word not in after_version.source:
-                    continue
-                if any(
-                    s.name == found.name and s.name != cur.found.name for s in after_version.symbols
-                ):
-                    return True
-            return False
+            return found.name != cur.found.name and any(
+                word in version.source and any(s.name == found.name for s in version.symbols)
+                for version in afterwards()
+            )
 
         hits: list[tuple[float, str, Found, bool]] = []
         with_type: list[tuple[str, Found]] = []
@@ -1784,8 +1781,7 @@ class Walker:
         diffs = file_diffs(self.root, parent, sha, changed) if changed else {}
         name = cur.found.short_name.encode()
         spellings = {name, name[:1].swapcase() + name[1:]}
-        sym = cur.found.symbol
-        words = _word_counts(cur.found.version.source[sym.body_start : sym.end_byte])
+        words = _body_words(cur.found)
         needed = MOVE_WORD_SHARE * sum(words.values())
         unable: set[str] = set()
         for status, path in sources:
@@ -1796,15 +1792,10 @@ class Walker:
                 diff = diffs.get(path)
                 if diff is None:  # not read (a path git quotes): maybe
                     continue
-                removed = b"\n".join(
-                    line for line in diff.split(b"\n") if line[:1] == b"-" and line[:4] != b"--- "
-                )
+                removed = _diff_side(diff, b"-")
             else:
                 removed = old.source
-            if any(n in removed for n in spellings):
-                continue
-            there = _word_counts(removed)
-            if sum(min(count, there.get(w, 0)) for w, count in words.items()) < needed:
+            if not any(n in removed for n in spellings) and _shared(words, removed) < needed:
                 unable.add(path)
         return unable
 
@@ -1872,8 +1863,7 @@ class Walker:
             ]
         changed = [new for status, _, new in files if status[0] == "M"]
         diffs = file_diffs(self.root, parent, sha, changed) if changed else {}
-        sym = gone.symbol
-        words = _word_counts(gone.version.source[sym.body_start : sym.end_byte])
+        words = _body_words(gone)
         needed = alike / 4 * sum(words.values())
         kept: list[tuple[str, str, str]] = []
         for status, old_path, new_path in files:
@@ -1882,16 +1872,13 @@ class Walker:
                 if diff is None:  # not read (a path git quotes): maybe
                     kept.append((status, old_path, new_path))
                     continue
-                added = b"\n".join(
-                    line for line in diff.split(b"\n") if line[:1] == b"+" and line[:4] != b"+++ "
-                )
+                added = _diff_side(diff, b"+")
             else:
                 after = self.blobs.version_at(sha, new_path)
                 if after is None:
                     continue
                 added = after.source
-            there = _word_counts(added)
-            if sum(min(count, there.get(w, 0)) for w, count in words.items()) >= needed:
+            if _shared(words, added) >= needed:
                 kept.append((status, old_path, new_path))
         return kept
 
@@ -2317,6 +2304,25 @@ def _word_counts(text: bytes) -> dict[bytes, int]:
     for word in text.translate(_NOT_WORD).split():
         counts[word] = counts.get(word, 0) + 1
     return counts
+
+
+def _body_words(found: Found) -> dict[bytes, int]:
+    """The words of a definition's body, counted."""
+    symbol = found.symbol
+    return _word_counts(found.version.source[symbol.body_start : symbol.end_byte])
+
+
+def _shared(words: dict[bytes, int], text: bytes) -> int:
+    """How many of `words` (counted with repeats) `text` holds."""
+    there = _word_counts(text)
+    return sum(min(count, there.get(word, 0)) for word, count in words.items())
+
+
+def _diff_side(diff: bytes, sign: bytes) -> bytes:
+    """The lines a `-U0` diff removed (`sign` b"-") or added (b"+"), without their signs' file
+    headers (`--- a/...`, `+++ b/...`)."""
+    header = sign * 3 + b" "
+    return b"\n".join(line for line in diff.split(b"\n") if line[:1] == sign and line[:4] != header)
 
 
 def _removes(diff: bytes | None, name: bytes) -> bool:
