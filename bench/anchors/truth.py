@@ -124,10 +124,12 @@ def expand() -> None:
         file.write_text(text + "\n")
 
 
-def check() -> int:
+def check(repos: list[str] | None = None) -> int:
     """Every truth commit is an ancestor of the truth's rev, and the symbol exists there."""
     bad = 0
     for case in load():
+        if repos and case.repo not in repos:
+            continue
         repo = locate(case.repo)
         if repo is None:
             continue
@@ -146,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--expand", action="store_true", help="write full shas into the truth files")
     ap.add_argument("--fetch", action="store_true", help="clone missing subject repositories")
     ap.add_argument("--check", action="store_true", help="check the truth against the repos")
+    ap.add_argument(
+        "--repo", action="append", help="check only this repository's truth (repeatable)"
+    )
     args = ap.parse_args(argv)
     if args.fetch:
         for file in sorted(TRUTH_DIR.glob("*.json")):
@@ -155,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.expand:
         expand()
     if args.check:
-        return check()
+        return check(args.repo)
     return 0
 
 
