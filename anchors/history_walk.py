@@ -56,6 +56,9 @@ MOVE_SIMILARITY_OTHER_NAME = 0.75
 # name are, and as many files it deleted in the symbol's language. (Reading and parsing each file
 # before and after costs ~5 ms a file.)
 MOVE_SEARCH_FILES = 8
+# Of the files a commit deleted, how many are compared with the symbol's file when the commit
+# rewrote the symbol (see `Walker.file_replaced`).
+DELETED_READ = 16
 # A changed file this large is parsed in the move search only when its diff removes a line (the
 # diff of all of them is one git process, ~3 ms; parsing a 16 KB file before and after, ~8 ms).
 MOVE_DIFF_BYTES = 16_000
@@ -71,8 +74,11 @@ MOVE_TIE = 0.01
 # A rewritten symbol this like a namesake in a file the same commit deleted is that one moved
 # here over it (see `Walker.replaced_from`).
 REPLACED_SIMILARITY = 0.9
-# A symbol the commit before deleted, written back this alike, is the deleted one restored.
+# A symbol a commit before deleted, written back this alike, is the deleted one restored.
 RESTORED_SIMILARITY = 0.9
+# How many of the file's earlier commits are searched for the one that deleted a definition a
+# commit wrote back (see `Walker.restored`).
+RESTORED_LOOKBACK = 16
 # Versions of the file asked of git ahead of the walk (each is held in memory until read).
 PREFETCH = 8
 
@@ -674,6 +680,16 @@ class Walker:
                 # context_fs.go what context_fs_go1.16.go was, and deleted that file).
                 self.arrived(commit, "move", cur, *replaced)
                 continue
+            swapped = (
+                self.file_replaced(sha, commit.patch, cur)
+                if kinds
+                and (older.found.name != cur.found.name or _rewrites(commit.hunks, older, cur))
+                else None
+            )
+            if swapped is not None:
+                self.record(commit, ["file-rename"], cur)
+                self.arrivals.append(swapped)
+                continue
             if older.found.short_name != cur.found.short_name and self.namesake_moved_here(
                 sha, cur
             ):
@@ -689,29 +705,42 @@ class Walker:
     def restored(
         self, log: FileLog, commit: Commit, cur: State
     ) -> tuple[list[str], str, State] | None:
-        """When the commit before `commit` in the file's history deleted the symbol, which
-        `commit` wrote back (a method removed by mistake and restored: clap's
-        `Help.sc_spec_vals`, gone in 82e8a47f for one commit): (what `commit` changed against
-        the deleted text, the commit to go on from, the symbol there). Neither the deletion
-        nor an unchanged restoration is a change of it. None otherwise (the text written back
-        must be at least RESTORED_SIMILARITY like the deleted one)."""
+        """When a commit before `commit` in the file's history (one of the RESTORED_LOOKBACK
+        before it) deleted the symbol, which `commit` wrote back (a method removed by mistake
+        and restored: clap's `Help.sc_spec_vals`, gone in 82e8a47f for one commit; peewee's
+        rewrite of sqlite_ext.py dropped `FTS5Model.search_bm25`, written back word for word
+        eleven commits later): (what `commit` changed against the deleted text, the commit to
+        go on from, the symbol there). Neither the deletion nor an unchanged restoration is a
+        change of it. None otherwise (the text written back must be at least
+        RESTORED_SIMILARITY like the deleted one). A commit whose diff removed no line naming
+        the symbol is passed over unread."""
         if len(commit.parents) != 1:
             return None
-        deleting = log.get(commit.parents[0])
-        if deleting is None or len(deleting.parents) != 1:
-            return None
-        blob = deleting.old_blob
-        if blob in (None, "same") or cur.found.short_name.encode() not in self.blobs.peek(blob):
-            return None
-        assert blob is not None
-        before = self.blobs.version(blob, cur.found.version.language)
-        match = next((s for s in before.symbols if s.name == cur.found.name), None)
-        if match is None:
-            return None
-        found = Found(match, before)
-        if similarity(found, cur.found) < RESTORED_SIMILARITY:
-            return None
-        return differences(found, cur.found), deleting.parents[0], State.of(cur.path, found)
+        name = cur.found.short_name.encode()
+        at = commit
+        for _ in range(RESTORED_LOOKBACK):
+            deleting = log.get(at.parents[0])
+            if deleting is None or len(deleting.parents) != 1:
+                return None
+            blob = deleting.old_blob
+            if blob is None:  # the file was added there
+                return None
+            patch = deleting.patch
+            if (
+                blob != "same"
+                and (patch.lazy or name in _diff_side(patch.raw, b"-"))
+                and name in self.blobs.peek(blob)
+            ):
+                before = self.blobs.version(blob, cur.found.version.language)
+                match = next((s for s in before.symbols if s.name == cur.found.name), None)
+                if match is not None:
+                    found = Found(match, before)
+                    if similarity(found, cur.found) < RESTORED_SIMILARITY:
+                        return None
+                    kinds = differences(found, cur.found)
+                    return kinds, deleting.parents[0], State.of(cur.path, found)
+            at = deleting
+        return None
 
     def kept(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol in the parent's file when its text shows it unchanged there (see
@@ -1139,7 +1168,9 @@ class Walker:
         for sym in old.symbols:
             if sym.name == target.name:
                 namesake = Found(sym, old)
-                passed = _passed_on(namesake, target, old, new)
+                passed = _passed_on(namesake, target, old, new) or _swapped_in(
+                    namesake, target, old, new, patch
+                )
                 if passed is None and _went_to_renamed_class(namesake, target, old, new, patch):
                     return None  # (its code is the renamed class's: see `_in_renamed_class`)
                 return passed or namesake
@@ -1164,12 +1195,24 @@ class Walker:
         alike = [
             f for f in gone if f.short_name == target.short_name or f.short_name not in successors
         ]
+        # And one whose declaration the commit rewrote while its name went to another
+        # definition (names passed around: see `_swapped_in`; marked's walker `inlineTokens`
+        # became `inline` as `inlineOutput` became `inlineTokens`).
+        if new is not None:
+            redeclared = _redeclared(old, patch)
+            alike += [
+                Found(s, old) for s in old.symbols if s.name in present and s.name in redeclared
+            ]
         alike = _kin_first(target, alike, present)
         hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
         while (
             hit is not None
             and new is not None
-            and (_claimed(hit[0], target, old, new, patch) or _inlined(hit[0], target, old, new))
+            and (
+                _claimed(hit[0], target, old, new, patch)
+                or _inlined(hit[0], target, old, new)
+                or (hit[0].name in present and not _gave_its_name(hit[0], old, new, patch))
+            )
         ):
             # Another definition that appeared took its place in a line (its declaration turned
             # into that one's, a call switched to it): that one is its later name, not this one,
@@ -1227,11 +1270,17 @@ class Walker:
         if similarity(gone_one, target) < 0.25 or _inlined(gone_one, target, old, new):
             return None
         others = [Found(s, new) for s in appeared if s.name != target.name]
-        # (A line that reads as switched to another new one too tells nothing: see `_claimed`.)
-        if _switched(patch, gone_one.short_name, target.short_name) and not _switched_to(
-            patch, gone_one, [o.symbol for o in others], old, new
-        ):
-            return gone_one
+        # (A line that reads as switched to another new one too tells nothing: see `_claimed`;
+        # unless only this one was declared where the vanished one was: fzf's 2bbc1206 wrote
+        # `resizeWindows` over `calculateMargins`, whose two calls became its calls, and added
+        # elsewhere a `t.printPreview()` line that reads as one of them switched.)
+        if _switched(patch, gone_one.short_name, target.short_name):
+            also = _switched_to(patch, gone_one, [o.symbol for o in others], old, new)
+            if not also or (
+                _in_its_place(patch, gone_one.symbol, new, target.name)
+                and not any(_in_its_place(patch, gone_one.symbol, new, o.name) for o in also)
+            ):
+                return gone_one
         if len(appeared) > 1 and any(similarity(gone_one, other) >= 0.25 for other in others):
             return None
         # Nor when its code went to another file of the commit (echo's `listDir`, 0.42 like the
@@ -1258,17 +1307,18 @@ class Walker:
         ]
         return any(
             compatible(found.symbol, gone.symbol) and similarity(gone, found) > alike
-            for _, found in self.appeared(sha, parent, files[: 2 * MOVE_SEARCH_FILES])
+            for _, found in self.appeared(sha, parent, files[: 2 * MOVE_SEARCH_FILES], path)
         )
 
     def appeared(
-        self, sha: str, parent: str, files: list[tuple[str, str, str]]
+        self, sha: str, parent: str, files: list[tuple[str, str, str]], own: str
     ) -> Iterator[tuple[str, Found]]:
         """(path, definition) of the definitions commit `sha` added to `files` ((status, old
-        path, new path) of files it added, changed or renamed), file by file, read as asked."""
+        path, new path) of files it added, changed or renamed), file by file, read as asked;
+        not those of generated files unless the symbol's `own` file is one (see `foreign`)."""
         for status, old_path, new_path in files:
             after = self.blobs.version_at(sha, new_path)
-            if after is None:
+            if after is None or self.foreign(after, sha, own):
                 continue
             before = self.blobs.version_at(parent, old_path) if status[0] != "A" else None
             if before is not None:
@@ -1278,6 +1328,15 @@ class Walker:
             for sym in after.symbols:
                 if sym.name not in had:
                     yield new_path, Found(sym, after)
+
+    def foreign(self, version: Version, sha: str, own: str) -> bool:
+        """Whether `version` is of a generated file (see `generated`: a bundle built from the
+        sources) while the symbol's `own` file as of commit `sha` is not: its copies of the
+        sources' definitions are not where the symbol moved from, nor what another became."""
+        if not version.generated:
+            return False
+        mine = self.blobs.version_at(sha, own)
+        return mine is None or not mine.generated
 
     def merge(
         self, commit: Commit, cur: State, merges: PathDiffs, language: str
@@ -1329,6 +1388,15 @@ class Walker:
                     continue
                 old = self.blobs.version_at(parent, old_path)
                 here = self.blobs.version_at(commit.sha, cur.path)
+                if old and here:
+                    # Its text unchanged in the old file, found there as the walk finds it
+                    # in a commit's parent (see `kept`): it is there, and nothing is parsed.
+                    same = self.kept(Patch(old.blob, here.blob, []), cur, old.language)
+                    if same is not None:
+                        self.record(commit, ["file-rename"], cur)
+                        same.path = old_path
+                        self.arrivals.append((parent, same, None))
+                        return True
                 match = self.locate(cur.found, old, here) if old and here else None
                 if match is not None:
                     self.arrived_renamed(commit, cur, parent, old_path, match)
@@ -1367,6 +1435,43 @@ class Walker:
             and alike > than
         ]
         return hits[0] if len(hits) == 1 else None
+
+    def file_replaced(
+        self, sha: str, patch: Patch, cur: State
+    ) -> tuple[str, State, FileLog | None] | None:
+        """Where the walk goes on when commit `sha` replaced the symbol's file wholesale with the
+        text of a file it deleted (git pairs the two only with break detection, `-B`: peewee's
+        c2ec6984, "Rename peewee3 to peewee!", moved peewee.py to p2.py and peewee3.py to
+        peewee.py): the symbol is there, unchanged, at the commit's parent. Asked where the
+        symbol was renamed or rewritten; the first DELETED_READ files of the symbol's language
+        the commit deleted are compared."""
+        parents = self.blobs.parents(sha)
+        if not parents or not patch.new_blob:
+            return None
+        language = language_for_path(cur.path)
+        # (Also a file git took for renamed to another: without break detection it pairs what
+        # is left, a deleted file with an added one, however little alike.)
+        deleted = [
+            old_path
+            for status, old_path, new_path in self.changes_of(parents[0], sha)
+            if status[0] in "DR"
+            and cur.path not in (old_path, new_path)
+            and language_for_path(old_path) == language
+        ]
+        for old_path in deleted[:DELETED_READ]:
+            got = self.blobs.read(f"{parents[0]}:{old_path}")
+            if got is not None and got[0] == patch.new_blob:
+                there = State(
+                    old_path,
+                    cur.found,
+                    cur.start,
+                    cur.end,
+                    cur.headers,
+                    cur.header_spans,
+                    cur.header,
+                )
+                return parents[0], there, None
+        return None
 
     def in_deleted_files(self, parent: str, sha: str, cur: State) -> Iterator[tuple[str, Found]]:
         """(path, definition) of each definition in the files of the symbol's language that
@@ -1629,7 +1734,7 @@ class Walker:
             for status, _, new_path in changes:
                 if status[0] != "D" and language_for_path(new_path) is not None:
                     after_version = self.blobs.version_at(sha, new_path)
-                    if after_version is not None:
+                    if after_version is not None and not self.foreign(after_version, sha, cur.path):
                         yield after_version
 
         def kept_names() -> set[str]:
@@ -1661,7 +1766,7 @@ class Walker:
         unable = self._cannot_hold(sha, parent, cur, sources, olds)
         for status, old_path in sources:
             old = olds[old_path]
-            if old is None or old_path in unable:
+            if old is None or old_path in unable or self.foreign(old, sha, cur.path):
                 continue
             after = self.blobs.version_at(sha, old_path) if status[0] != "D" else None
             if after is not None:
@@ -1834,7 +1939,7 @@ class Walker:
             and (not namesake or found.short_name == gone.short_name)
             and compatible(found.symbol, gone.symbol)
             and similarity(gone, found) > alike
-            for path, found in self.appeared(sha, parent, files)
+            for path, found in self.appeared(sha, parent, files, cur.path)
         )
 
     def _may_have_taken(
@@ -1913,8 +2018,10 @@ class Walker:
                 continue
             after = self.blobs.version_at(sha, path)
             before = self.blobs.version_at(parent, path)
-            if after is None or (
-                before is not None and any(s.name == gone.name for s in before.symbols)
+            if (
+                after is None
+                or self.foreign(after, sha, cur.path)
+                or (before is not None and any(s.name == gone.name for s in before.symbols))
             ):
                 continue
             for sym in after.symbols:
@@ -2015,6 +2122,19 @@ def _inlined(gone: Found, target: Found, old: Version, new: Version) -> bool:
     return False
 
 
+def _in_its_place(patch: Patch | None, gone: Symbol, new: Version, name: str) -> bool:
+    """Whether the definition `name` of `new` is declared in a hunk of the patch that removed
+    `gone`'s declaration (one written over the other)."""
+    if patch is None:
+        return False
+    lines = [s.start_line for s in new.symbols if s.name == name]
+    return any(
+        old_start <= gone.start_line < old_start + old_count
+        and any(new_start <= line < new_start + new_count for line in lines)
+        for old_start, old_count, new_start, new_count in patch.hunks
+    )
+
+
 def _switched_to(
     patch: Patch | None, gone: Found, candidates: list[Symbol], old: Version, new: Version
 ) -> list[Symbol]:
@@ -2080,6 +2200,101 @@ def _passed_on(namesake: Found, target: Found, old: Version, new: Version | None
         for s in new.symbols
     )
     return hit[0] if went_on else None
+
+
+def _swapped_in(
+    namesake: Found, target: Found, old: Version, new: Version | None, patch: Patch | None
+) -> Found | None:
+    """The definition `target` was before a commit that passed last names around among the
+    file's definitions: the commit rewrote the declaration lines of `namesake` (the parent's
+    definition of `target`'s name) and of another one, of another name, which is at least
+    MOVE_SIMILARITY_OTHER_NAME like `target` (and more than whatever holds its name now), while
+    `namesake` is less than half like it and went on beside it (the same qualifier) under a new
+    name or the one the other gave up. marked's 5da102d0 renamed the walker `inlineTokens` to
+    `inline` and `inlineOutput` to `inlineTokens`: the new `inlineTokens` is `inlineOutput`,
+    word for word; Underscore's 6ae7bac4 swapped the internal `flatten` and the public
+    `_flatten`. Not when the namesake's code went elsewhere: rayon's 01cdeb60 moved the
+    closure of `Registry.new`, a wrapper of `Registry.spawn` since it was extracted from it,
+    into `DefaultSpawn.spawn` and renamed `spawn` back to `new`: that is a change of `new`.
+    (Names passed along by their qualifiers: `_passed_on`.)"""
+    if new is None or patch is None:
+        return None
+    # Cheapest first: the text of the diff (most commits leave the namesake's declaration).
+    redeclared = _redeclared(old, patch)
+    if namesake.name not in redeclared:
+        return None
+    others = [
+        s
+        for s in old.symbols
+        if s.short_name != target.short_name
+        and compatible(s, target.symbol)
+        and s.name in redeclared
+    ]
+    if not others:
+        return None
+    alike = similarity(namesake, target)
+    if alike >= RENAME_SIMILARITY:
+        return None
+    hit = best_match(
+        target,
+        [Found(s, old) for s in others],
+        MOVE_SIMILARITY_OTHER_NAME,
+        MOVE_SIMILARITY_OTHER_NAME,
+    )
+    if hit is None or hit[1] <= alike:
+        return None
+    holders = [Found(s, new) for s in new.symbols if s.name == hit[0].name]
+    if any(similarity(hit[0], holder) >= hit[1] for holder in holders):
+        return None
+    before = {s.name for s in old.symbols}
+    scope = _scope(namesake.name)
+    went_on = any(
+        s.short_name != namesake.short_name
+        and _scope(s.name) == scope
+        and (s.name not in before or s.name == hit[0].name)
+        and compatible(s, namesake.symbol)
+        and similarity(namesake, Found(s, new)) >= max(RENAME_SIMILARITY, alike)
+        for s in new.symbols
+    )
+    return hit[0] if went_on else None
+
+
+def _gave_its_name(found: Found, old: Version, new: Version, patch: Patch | None) -> bool:
+    """Whether the definition of `found`'s name after the commit is another one's code, the
+    name passed to it (see `_swapped_in`): `found` then went on under another name."""
+    return any(
+        s.name == found.name and _swapped_in(found, Found(s, new), old, new, patch) is not None
+        for s in new.symbols
+    )
+
+
+def _redeclared(old: Version, patch: Patch | None) -> set[str]:
+    """The names of `old`'s definitions whose declaration line (their first) the patch removed
+    and did not write back: renamed, or their signature changed."""
+    if patch is None:
+        return set()
+    removed, added = _diff_lines(patch)
+    changed = removed - added
+    if not changed:
+        return set()
+    lines = old.lines
+    return {
+        s.name
+        for s in old.symbols
+        if s.start_line <= len(lines) and lines[s.start_line - 1].strip() in changed
+    }
+
+
+def _diff_lines(patch: Patch) -> tuple[set[bytes], set[bytes]]:
+    """The lines a patch removed and those it added, each stripped."""
+    removed: set[bytes] = set()
+    added: set[bytes] = set()
+    for line in patch.raw.split(b"\n"):
+        if line.startswith(b"-") and not line.startswith(b"--- "):
+            removed.add(line[1:].strip())
+        elif line.startswith(b"+") and not line.startswith(b"+++ "):
+            added.add(line[1:].strip())
+    return removed, added
 
 
 def _switched(patch: Patch | None, old: str, new: str) -> bool:
