@@ -241,6 +241,10 @@ class Version:
             if item.child_count == 0:
                 if item.start_byte >= start and item.end_byte > item.start_byte:
                     text = source[item.start_byte : item.end_byte].decode("utf-8", "replace")
+                    if "\\" in text and "\n" in text:  # (layout: see `_lines_joined`)
+                        text = _lines_joined(text.encode()).decode("utf-8", "replace")
+                        if not text.strip():
+                            continue
                     out.append("<self>" if own_name and text == own_name else text)
                 continue
             inside = item.start_byte >= start and item.end_byte <= end
@@ -371,9 +375,24 @@ def _composed(version: Version) -> tuple[Version, list[tuple[int, int, bytes]]] 
     return root, [e for e in edits if e[0] != e[1] or e[2]]
 
 
+def _lines_joined(raw: bytes) -> bytes:
+    """`raw` with the backslash that ends a line (an odd run of them, before any trailing
+    blanks) taken out: it joins the line to the next (Python's explicit line joining, also
+    inside strings; a string's or a macro's continuation elsewhere), which is layout, not a
+    token (sanic's `form_file = \\` with `File(...)` on the next line, later one line)."""
+    lines = raw.split(b"\n")
+    for index in range(len(lines) - 1):
+        stripped = lines[index].rstrip(b" \t\r")
+        if stripped.endswith(b"\\") and (len(stripped) - len(stripped.rstrip(b"\\"))) % 2:
+            lines[index] = stripped[:-1]
+    return b"\n".join(lines)
+
+
 def flat_text(raw: bytes, own_name: str) -> str:
     """Code with its comments taken out, as `Version.flat` makes it: the own name as a whole
     word written `<self>`, every whitespace removed."""
+    if b"\\" in raw and b"\n" in raw:
+        raw = _lines_joined(raw)
     if own_name and own_name.encode() in raw:
         named = _own_name_as_self(raw.decode("utf-8", "replace"), own_name)
         raw = named.encode("utf-8", "surrogatepass")
@@ -562,6 +581,10 @@ def differences(old: Found, new: Found) -> list[str]:
         (a.start_byte, a.body_start, a.short_name),
         new.version,
         (b.start_byte, b.body_start, b.short_name),
+    ) and (
+        a.name == b.name
+        or _unqualified(old.version.flat(a.start_byte, a.body_start, a.short_name))
+        != _unqualified(new.version.flat(b.start_byte, b.body_start, b.short_name))
     ):
         kinds.append("signature")
     if (
@@ -593,6 +616,21 @@ def differences(old: Found, new: Found) -> list[str]:
 
 
 _CHECK_FLAT = bool(os.environ.get("TETHER_CHECK_FLAT"))
+
+
+def _unqualified(head: str) -> str:
+    """A declaration's flat text with the qualifiers written before its own name (`<self>`)
+    left out: in an assignment they are its name (`module.exports = function (opts)` made
+    `module.exports.cli = function (opts)`, `options.gotRetry.retries = (...) =>` made
+    `options.retry.retries =`: renamed, the signature as it was)."""
+    at = head.find("<self>")
+    if at <= 0 or head[at - 1] != ".":
+        return head
+    start = at - 1
+    while start > 0 and head[start - 1] == "." or (start > 0 and _word_char(head[start - 1])):
+        start -= 1
+    return head[:start] + head[at:]
+
 
 # What a call of the symbol's own name is made on when it is the symbol itself (recursion, or
 # an override calling the method it overrides), not a namesake of another object's.

@@ -182,6 +182,11 @@ def find_unchanged(new: bytes, spot: Spot, old: bytes, old_blob: str, language: 
             return None
         found.append((at_h, end_h))
         inner_new, inner_old, depth = ha, at_h, indent_width(declaration)
+    # Nor when the blocks open above it differ in number: a wrapper put around it or taken
+    # away, its own lines not indented (handlebars' `exports.attach = function(Handlebars) {`
+    # around its runtime), changes its qualified name.
+    if language != "python" and _braces(old, 0, inner_old) != _braces(new, 0, inner_new):
+        return None
     found.reverse()
     return old_blob, at, at + len(text), tuple(found)
 

@@ -370,7 +370,29 @@ def _attached(patch: Patch, cur: State, language: str) -> bool:
             first = next((x for x in patch.old_lines(index) if x.strip()), None)
             if first is not None and indent_width(first) > indent_width(head):
                 return True
-    return False
+    return language != "python" and _rewrapped(patch, cur)
+
+
+def _rewrapped(patch: Patch, cur: State) -> bool:
+    """Whether the hunks around the symbol, on one side of the diff, opened a block above it
+    and closed one below it without touching its lines: a wrapper put around it or taken
+    away (handlebars' `exports.attach = function(Handlebars) {...}` around its runtime's
+    functions, their lines not indented), which changes its qualified name."""
+    sides: list[set[int]] = [set(), set()]  # per side (removed, added): +1 opened above, -1 below
+    for index, (_, _, new_start, new_count) in enumerate(patch.hunks):
+        end = new_start + new_count - 1 if new_count else new_start
+        if end < cur.start:
+            where = 1
+        elif new_start > cur.end or (not new_count and new_start >= cur.end):
+            where = -1
+        else:
+            continue
+        for side, lines in enumerate((patch.old_lines(index), patch.new_lines(index))):
+            text = b"".join(lines)
+            net = text.count(b"{") - text.count(b"}")
+            if net * where > 0:
+                sides[side].add(where)
+    return any(len(found) == 2 for found in sides)
 
 
 def _shift(line: int, hunks: list[Hunk]) -> int:
@@ -1648,7 +1670,9 @@ class Walker:
     ) -> list[tuple[str, Version]]:
         """The files deleted by commit `sha` that may be the symbol's file under another name:
         at least two of their definitions, and half of them, have a namesake (last name part)
-        in the added file."""
+        in the added file, and they are at least a tenth of its size (got's "Rewrite Got" wrote
+        source/core/index.ts, 44 KB, out of several deleted files, its errors.ts of 3.6 KB
+        among them: a move from each, not errors.ts renamed)."""
         if not any(s == "A" and new == cur.path for s, _, new in changes):
             return []
         here = self.blobs.version_at(sha, cur.path)
@@ -1660,7 +1684,7 @@ class Walker:
             if status != "D" or language_for_path(old_path) != here.language:
                 continue
             old = self.blobs.version_at(parent, old_path)
-            if old is None:
+            if old is None or 10 * len(old.source) < len(here.source):
                 continue
             before = {s.short_name for s in old.symbols}
             shared = len(before & names)
