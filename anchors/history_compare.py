@@ -380,12 +380,30 @@ def _lines_joined(raw: bytes) -> bytes:
     blanks) taken out: it joins the line to the next (Python's explicit line joining, also
     inside strings; a string's or a macro's continuation elsewhere), which is layout, not a
     token (sanic's `form_file = \\` with `File(...)` on the next line, later one line)."""
-    lines = raw.split(b"\n")
-    for index in range(len(lines) - 1):
-        stripped = lines[index].rstrip(b" \t\r")
-        if stripped.endswith(b"\\") and (len(stripped) - len(stripped.rstrip(b"\\"))) % 2:
-            lines[index] = stripped[:-1]
-    return b"\n".join(lines)
+    if not any(pair in raw for pair in _BEFORE_BLANK):
+        return raw  # (every backslash is followed by something else: an escape)
+    out: list[bytes] = []
+    at = done = 0
+    while (slash := raw.find(b"\\", at)) >= 0:
+        newline = raw.find(b"\n", slash)
+        if newline < 0:
+            break
+        if raw[slash + 1 : newline].strip(b" \t\r"):
+            at = slash + 1  # (not at the line's end)
+            continue
+        run = slash
+        while run > 0 and raw[run - 1] == 92:  # 92: a backslash
+            run -= 1
+        if (slash - run) % 2 == 0:  # an odd run: the last one escapes the newline
+            out.append(raw[done:slash])
+            done = slash + 1
+        at = newline + 1
+    out.append(raw[done:])
+    return b"".join(out)
+
+
+# A backslash followed by a newline or a blank: what a line ending in one holds.
+_BEFORE_BLANK = (b"\\\n", b"\\ ", b"\\\t", b"\\\r")
 
 
 def flat_text(raw: bytes, own_name: str) -> str:

@@ -734,11 +734,18 @@ class Walker:
         eleven commits later): (what `commit` changed against the deleted text, the commit to
         go on from, the symbol there). Neither the deletion nor an unchanged restoration is a
         change of it. None otherwise (the text written back must be at least
-        RESTORED_SIMILARITY like the deleted one). A commit whose diff removed no line naming
-        the symbol is passed over unread."""
+        RESTORED_SIMILARITY like the deleted one, its declaration line the same). A commit
+        whose diff removed no line naming the symbol is passed over unread."""
         if len(commit.parents) != 1:
             return None
         name = cur.found.short_name.encode()
+        # Its declaration's line (the first naming it, below any decorator), which a version
+        # must hold to be parsed (a name the file calls everywhere would have every older
+        # version of a big file parsed); and at most two are.
+        sym = cur.found.symbol
+        lines = cur.found.version.lines[sym.start_line - 1 : sym.end_line]
+        declared = next((line.strip() for line in lines if name in line), name)
+        parses = 2
         at = commit
         for _ in range(RESTORED_LOOKBACK):
             deleting = log.get(at.parents[0])
@@ -751,8 +758,11 @@ class Walker:
             if (
                 blob != "same"
                 and (patch.lazy or name in _diff_side(patch.raw, b"-"))
-                and name in self.blobs.peek(blob)
+                and declared in self.blobs.peek(blob)
             ):
+                parses -= 1
+                if parses < 0:
+                    return None
                 before = self.blobs.version(blob, cur.found.version.language)
                 match = next((s for s in before.symbols if s.name == cur.found.name), None)
                 if match is not None:
