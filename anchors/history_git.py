@@ -159,11 +159,12 @@ class BlobReader:
             self._versions[key] = cached
         return cached
 
-    def version_at(self, rev: str, path: str) -> Version | None:
-        """The parsed version of PATH at REV, or None when the file is not there."""
+    def version_at(self, rev: str, path: str, language: str | None = None) -> Version | None:
+        """The parsed version of PATH at REV (read as `language`, by default its path's), or
+        None when the file is not there or of no known language."""
         from anchors.languages import language_for_path
 
-        language = language_for_path(path)
+        language = language or language_for_path(path)
         if language is None:
             return None
         got = self.read(f"{rev}:{path}")

@@ -600,7 +600,7 @@ class Walker:
         self, rev: str, state: State, log: FileLog | None, visited: set[tuple[str, str]]
     ) -> None:
         path = state.path
-        language = language_for_path(path) or ""
+        language = language_for_path(path) or state.found.version.language
         given = log is not None
         log = log or self.early.pop((rev, path), None) or FileLog(self.root, rev, path, self.raw)
         merges = PathDiffs(self.root, path)
@@ -1313,7 +1313,22 @@ class Walker:
                 and not any(_in_its_place(patch, gone_one.symbol, new, o.name) for o in also)
             ):
                 return gone_one
-        if len(appeared) > 1 and any(similarity(gone_one, other) >= 0.25 for other in others):
+        # Several appeared, others alike too: it is the one written in the old one's place, if
+        # only it was and none of the others is more alike (goquery's e4467e0 wrote
+        # `FilterNodes` where `FilterNode` was, 0.49 alike, and `Not`, `NotNodes` elsewhere, as
+        # alike; viper's `defaultDecoderConfig`, written where `weakDecodeExact` was, is new:
+        # `decode`, elsewhere, is more like it), else none of them.
+        if (
+            len(appeared) > 1
+            and any(similarity(gone_one, other) >= 0.25 for other in others)
+            and not (
+                _in_its_place(patch, gone_one.symbol, new, target.name)
+                and not any(_in_its_place(patch, gone_one.symbol, new, o.name) for o in others)
+                and all(
+                    similarity(gone_one, other) <= similarity(gone_one, target) for other in others
+                )
+            )
+        ):
             return None
         # Nor when its code went to another file of the commit (echo's `listDir`, 0.42 like the
         # new `handlerName`, went into the handler package's `Static.Handle`, 0.59).
@@ -1418,7 +1433,10 @@ class Walker:
             for status, old_path, new_path in self.changes_of(parent, commit.sha):
                 if not status.startswith("R") or new_path != cur.path:
                     continue
-                old = self.blobs.version_at(parent, old_path)
+                # (A file of no known language by its name is read as the symbol's: node-semver's
+                # bin/semver, a script without an extension, became bin/semver.js.)
+                language = language_for_path(old_path) or cur.found.version.language
+                old = self.blobs.version_at(parent, old_path, language)
                 here = self.blobs.version_at(commit.sha, cur.path)
                 if old and here:
                     # Its text unchanged in the old file, found there as the walk finds it
@@ -1603,9 +1621,14 @@ class Walker:
         }
         if not names:
             return False
+        # (Of the same language, JavaScript and TypeScript one: ky's "Move to TypeScript" split
+        # index.js among fifteen new .ts files.)
         language = old.language
         for status, _, path in changes:
-            if status != "A" or path == new_path or language_for_path(path) != language:
+            if status != "A" or path == new_path:
+                continue
+            there = language_for_path(path)
+            if there != language and not {there, language} <= _OBJECT_LANGUAGES:
                 continue
             added = self.blobs.version_at(sha, path)
             if added is not None and any(s.name in names for s in added.symbols):
