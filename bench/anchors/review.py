@@ -128,6 +128,18 @@ def _broken(node: Node) -> int:
     return sum(_broken(c) for c in node.children if c.has_error)
 
 
+def _overload(node: Node) -> bool:
+    """Whether a Python definition is a `@overload` (or `@typing.overload`) stub."""
+    parent = node.parent
+    if parent is None or parent.type != "decorated_definition":
+        return False
+    return any(
+        child.type == "decorator"
+        and (child.text or b"").strip().lstrip(b"@").strip() in (b"overload", b"typing.overload")
+        for child in parent.children
+    )
+
+
 def find(source: bytes, language: str, symbol: str) -> str | None:
     """The text of the definition whose qualified name is `symbol`, comments removed.
     JavaScript that its grammar cannot read (Flow's type annotations) is read as TypeScript
@@ -160,6 +172,9 @@ def find(source: bytes, language: str, symbol: str) -> str | None:
                 walk(child, prefix)
 
     walk(tree.root_node, "")
+    if language == "python":
+        # A function's `@overload` stubs come before it: they are type declarations, not it.
+        found = [n for n in found if not _overload(n)] or found
     if not found:
         return None
     node = found[0]

@@ -1,0 +1,39 @@
+"""bench/anchors/review.py, the independent lookup the hand-made truths are checked with."""
+
+from __future__ import annotations
+
+from bench.anchors.review import find
+
+OVERLOADED = b'''from typing import overload
+import typing
+
+
+@overload
+def side_effect(func, iterable) -> int: ...
+
+
+@typing.overload
+def side_effect(func, iterable, chunk_size: int) -> int: ...
+
+
+def side_effect(func, iterable, chunk_size=None):
+    """Call func on each item."""
+    for item in iterable:
+        func(item)
+    return 0
+'''
+
+
+def test_a_python_function_is_found_past_its_overload_stubs() -> None:
+    """more-itertools' `side_effect` has `@overload` stubs above it; the lookup took the first
+    stub for the function, and a truth made with it had the stubs' changes, not the function's."""
+    text = find(OVERLOADED, "python", "side_effect")
+    assert text is not None
+    assert "for item in iterable" in text
+    assert "..." not in text
+
+
+def test_without_overloads_the_first_definition_is_still_taken() -> None:
+    source = b"if X:\n    def f():\n        return 1\nelse:\n    def f():\n        return 2\n"
+    text = find(source, "python", "f")
+    assert text is not None and "return 1" in text
