@@ -645,7 +645,7 @@ def _unqualified(head: str) -> str:
     if at <= 0 or head[at - 1] != ".":
         return head
     start = at - 1
-    while start > 0 and head[start - 1] == "." or (start > 0 and _word_char(head[start - 1])):
+    while start > 0 and (head[start - 1] == "." or _word_char(head[start - 1])):
         start -= 1
     return head[:start] + head[at:]
 

@@ -41,7 +41,7 @@ from anchors.languages import language_for_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from anchors.history_git import StrPath
     from anchors.symbols import Symbol
@@ -378,15 +378,17 @@ def _rewrapped(patch: Patch, cur: State) -> bool:
     and closed one below it without touching its lines: a wrapper put around it or taken
     away (handlebars' `exports.attach = function(Handlebars) {...}` around its runtime's
     functions, their lines not indented), which changes its qualified name."""
-    sides: list[set[int]] = [set(), set()]  # per side (removed, added): +1 opened above, -1 below
+    around: list[tuple[int, int]] = []  # (hunk, +1 above the symbol or -1 below it)
     for index, (_, _, new_start, new_count) in enumerate(patch.hunks):
         end = new_start + new_count - 1 if new_count else new_start
         if end < cur.start:
-            where = 1
+            around.append((index, 1))
         elif new_start > cur.end or (not new_count and new_start >= cur.end):
-            where = -1
-        else:
-            continue
+            around.append((index, -1))
+    if len({where for _, where in around}) < 2:
+        return False  # (most commits: nothing both above and below it; no line read)
+    sides: list[set[int]] = [set(), set()]  # per side (removed, added): +1 opened above, -1 below
+    for index, where in around:
         for side, lines in enumerate((patch.old_lines(index), patch.new_lines(index))):
             text = b"".join(lines)
             net = text.count(b"{") - text.count(b"}")
@@ -1231,10 +1233,9 @@ class Walker:
         # definition (names passed around: see `_swapped_in`; marked's walker `inlineTokens`
         # became `inline` as `inlineOutput` became `inlineTokens`).
         if new is not None:
-            redeclared = _redeclared(old, patch)
-            alike += [
-                Found(s, old) for s in old.symbols if s.name in present and s.name in redeclared
-            ]
+            kept = [s for s in old.symbols if s.name in present]
+            redeclared = _redeclared(old, patch, kept)
+            alike += [Found(s, old) for s in kept if s.name in redeclared]
         alike = _kin_first(target, alike, present)
         hit = best_match(target, alike, RENAME_SIMILARITY, RENAME_SIMILARITY)
         while (
@@ -1308,10 +1309,7 @@ class Walker:
         # elsewhere a `t.printPreview()` line that reads as one of them switched.)
         if _switched(patch, gone_one.short_name, target.short_name):
             also = _switched_to(patch, gone_one, [o.symbol for o in others], old, new)
-            if not also or (
-                _in_its_place(patch, gone_one.symbol, new, target.name)
-                and not any(_in_its_place(patch, gone_one.symbol, new, o.name) for o in also)
-            ):
+            if not also or _alone_in_its_place(patch, gone_one.symbol, new, target.name, also):
                 return gone_one
         # Several appeared, others alike too: it is the one written in the old one's place, if
         # only it was and none of the others is more alike (goquery's e4467e0 wrote
@@ -1322,8 +1320,7 @@ class Walker:
             len(appeared) > 1
             and any(similarity(gone_one, other) >= 0.25 for other in others)
             and not (
-                _in_its_place(patch, gone_one.symbol, new, target.name)
-                and not any(_in_its_place(patch, gone_one.symbol, new, o.name) for o in others)
+                _alone_in_its_place(patch, gone_one.symbol, new, target.name, others)
                 and all(
                     similarity(gone_one, other) <= similarity(gone_one, target) for other in others
                 )
@@ -2179,6 +2176,15 @@ def _inlined(gone: Found, target: Found, old: Version, new: Version) -> bool:
     return False
 
 
+def _alone_in_its_place(
+    patch: Patch | None, gone: Symbol, new: Version, name: str, others: Iterable[Symbol | Found]
+) -> bool:
+    """Whether `name` was declared where `gone` was (see `_in_its_place`) and none of `others`."""
+    return _in_its_place(patch, gone, new, name) and not any(
+        _in_its_place(patch, gone, new, other.name) for other in others
+    )
+
+
 def _in_its_place(patch: Patch | None, gone: Symbol, new: Version, name: str) -> bool:
     """Whether the definition `name` of `new` is declared in a hunk of the patch that removed
     `gone`'s declaration (one written over the other)."""
@@ -2277,16 +2283,13 @@ def _swapped_in(
     if new is None or patch is None:
         return None
     # Cheapest first: the text of the diff (most commits leave the namesake's declaration).
-    redeclared = _redeclared(old, patch)
-    if namesake.name not in redeclared:
+    if not _redeclared(old, patch, [namesake.symbol]):
         return None
-    others = [
-        s
-        for s in old.symbols
-        if s.short_name != target.short_name
-        and compatible(s, target.symbol)
-        and s.name in redeclared
+    candidates = [
+        s for s in old.symbols if s.short_name != target.short_name and compatible(s, target.symbol)
     ]
+    redeclared = _redeclared(old, patch, candidates)
+    others = [s for s in candidates if s.name in redeclared]
     if not others:
         return None
     alike = similarity(namesake, target)
@@ -2325,33 +2328,19 @@ def _gave_its_name(found: Found, old: Version, new: Version, patch: Patch | None
     )
 
 
-def _redeclared(old: Version, patch: Patch | None) -> set[str]:
-    """The names of `old`'s definitions whose declaration line (their first) the patch removed
-    and did not write back: renamed, or their signature changed."""
+def _redeclared(old: Version, patch: Patch | None, symbols: Iterable[Symbol]) -> set[str]:
+    """The names of those of `symbols` (of `old`) whose declaration line (their first) the
+    patch removed and did not write back: renamed, or their signature changed."""
     if patch is None:
         return set()
-    removed, added = _diff_lines(patch)
-    changed = removed - added
-    if not changed:
-        return set()
+    removed = {line[1:].strip() for line in _diff_side(patch.raw, b"-").split(b"\n")}
+    changed = removed - {line[1:].strip() for line in _diff_side(patch.raw, b"+").split(b"\n")}
     lines = old.lines
     return {
         s.name
-        for s in old.symbols
+        for s in symbols
         if s.start_line <= len(lines) and lines[s.start_line - 1].strip() in changed
     }
-
-
-def _diff_lines(patch: Patch) -> tuple[set[bytes], set[bytes]]:
-    """The lines a patch removed and those it added, each stripped."""
-    removed: set[bytes] = set()
-    added: set[bytes] = set()
-    for line in patch.raw.split(b"\n"):
-        if line.startswith(b"-") and not line.startswith(b"--- "):
-            removed.add(line[1:].strip())
-        elif line.startswith(b"+") and not line.startswith(b"+++ "):
-            added.add(line[1:].strip())
-    return removed, added
 
 
 def _switched(patch: Patch | None, old: str, new: str) -> bool:
