@@ -55,10 +55,10 @@ class Version:
         self._tree: Tree | None = None
         self._symbols: list[Symbol] | None = None
         self._lines: list[bytes] | None = None
-        self._norms: dict[tuple[int, int, str], str] = {}
+        self._norms: dict[tuple[int, int, str, str], str] = {}
         # Called now and then while the source is parsed whole (see `read_while_parsing`).
         self.while_parsing: Callable[[], None] | None = None
-        self._flats: dict[tuple[int, int, str, bool], str] = {}
+        self._flats: dict[tuple[int, int, str, bool, str], str] = {}
         # A version `Walker.fast_step` made without parsing: (the newer version it was made
         # from, the symbol's first line there, its first line here, the swapped lines as
         # (first, end, newer first, newer end), counted from the symbol's first line).
@@ -204,9 +204,10 @@ class Version:
         )
         return parser.parse(source, tree)
 
-    def norm(self, start: int, end: int, own_name: str) -> str:
-        """Tokens of bytes [start, end), one per line, comments left out, `own_name` as <self>."""
-        key = (start, end, own_name)
+    def norm(self, start: int, end: int, own_name: str, also: str = "") -> str:
+        """Tokens of bytes [start, end), one per line, comments left out, `own_name` (and
+        `also`, when given) as <self>."""
+        key = (start, end, own_name, also)
         cached = self._norms.get(key)
         if cached is not None:
             return cached
@@ -245,7 +246,8 @@ class Version:
                         text = _lines_joined(text.encode()).decode("utf-8", "replace")
                         if not text.strip():
                             continue
-                    out.append("<self>" if own_name and text == own_name else text)
+                    own = own_name and (text == own_name or (also and text == also))
+                    out.append("<self>" if own else text)
                 continue
             inside = item.start_byte >= start and item.end_byte <= end
             if inside and item.type in blocks:
@@ -257,21 +259,21 @@ class Version:
         self._norms[key] = text
         return text
 
-    def flat(self, start: int, end: int, own_name: str, blocks: bool = True) -> str:
+    def flat(self, start: int, end: int, own_name: str, blocks: bool = True, also: str = "") -> str:
         """`squeeze(norm(start, end, own_name))` computed from the text rather than from every
         token: the comments are found where their openers are (`_comment_marks`), Python's
         blocks (which become braces) by a query run in tree-sitter, the rest of the text is
         taken as it is, whitespace removed and the own name, as a whole word, replaced. Only
         equality of these strings is used. Without `blocks`: the same with no block looked
-        for and every brace left out (see `_differ`)."""
-        key = (start, end, own_name, blocks)
+        for and every brace left out (see `_differ`). `also`: another name written <self>."""
+        key = (start, end, own_name, blocks, also)
         cached = self._flats.get(key)
         if cached is not None:
             return cached
         self.symbols  # noqa: B018 - parses (and settles the grammar)
         usable, query = _blocks_query(self.grammar)
         if not usable or self._tree is None:
-            text = squeeze(self.norm(start, end, own_name))
+            text = squeeze(self.norm(start, end, own_name, also))
             if not blocks:
                 text = text.replace("{", "").replace("}", "")
             self._flats[key] = text
@@ -303,7 +305,7 @@ class Version:
             raw = b"".join(pieces)
         else:
             raw = source[start:end]
-        text = flat_text(raw, own_name)
+        text = flat_text(raw, own_name, also)
         if not blocks:
             text = text.replace("{", "").replace("}", "")
         self._flats[key] = text
@@ -406,14 +408,15 @@ def _lines_joined(raw: bytes) -> bytes:
 _BEFORE_BLANK = (b"\\\n", b"\\ ", b"\\\t", b"\\\r")
 
 
-def flat_text(raw: bytes, own_name: str) -> str:
-    """Code with its comments taken out, as `Version.flat` makes it: the own name as a whole
-    word written `<self>`, every whitespace removed."""
+def flat_text(raw: bytes, own_name: str, also: str = "") -> str:
+    """Code with its comments taken out, as `Version.flat` makes it: the own name (and `also`,
+    when given) as a whole word written `<self>`, every whitespace removed."""
     if b"\\" in raw and b"\n" in raw:
         raw = _lines_joined(raw)
-    if own_name and own_name.encode() in raw:
-        named = _own_name_as_self(raw.decode("utf-8", "replace"), own_name)
-        raw = named.encode("utf-8", "surrogatepass")
+    for name in (own_name, also) if also and also != "self" else (own_name,):
+        if name and name.encode() in raw:
+            named = _own_name_as_self(raw.decode("utf-8", "replace"), name)
+            raw = named.encode("utf-8", "surrogatepass")
     # Whitespace goes, also inside strings (an escape such as `\n` in a string is code): the
     # ASCII whitespace `bytes.split` knows, deleted by `bytes.translate` (a fifth of the time
     # of `"".join(text.split())` on a 30 KB body).
@@ -661,15 +664,30 @@ def _bodies_differ(old: Found, new: Found) -> bool:
     is where it names another object's member of that name: `self.a.bytes()` that became
     `self.a.chunk()` as `Chain.bytes` became `Chain.chunk` changed the body (the chained
     buffers' methods it calls), and commons-lang's `regionMatchesSequence` that went on calling
-    `((String) cs).regionMatches(...)` as it became `regionMatches` did not."""
-    return _as_own(old) != _as_own(new)
+    `((String) cs).regionMatches(...)` as it became `regionMatches` did not.
+    Where they differ and either body holds the other's name, they are compared again with
+    both names the own: a word of prose that was the old name (toolz's `distinct` became
+    `isdistinct`, its docstring still saying "All values in sequence are distinct") is no
+    change of the body."""
+    if _as_own(old) == _as_own(new):
+        return False
+    a, b = old.symbol.short_name, new.symbol.short_name
+    old_start, old_end, _ = _body_span(old.symbol, old.version.source)
+    new_start, new_end, _ = _body_span(new.symbol, new.version.source)
+    if (
+        a.encode() not in new.version.source[new_start:new_end]
+        and b.encode() not in old.version.source[old_start:old_end]
+    ):
+        return True
+    return _as_own(old, also=b) != _as_own(new, also=a)
 
 
-def _as_own(found: Found) -> str:
-    """The body's flat text, the own name as `<self>` only where it is the symbol's own."""
+def _as_own(found: Found, also: str = "") -> str:
+    """The body's flat text, the own name (and `also`) as `<self>` only where it is the
+    symbol's own."""
     version, symbol = found.version, found.symbol
     start, end, name = _body_span(symbol, version.source)
-    body = version.flat(start, end, name)
+    body = version.flat(start, end, name, also=also)
     if "<self>" not in body:
         return body
     own = _OWN_RECEIVERS

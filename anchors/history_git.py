@@ -785,6 +785,12 @@ def paired_loosely(root: StrPath, parent: str, sha: str, old: str, new: str) -> 
     return False
 
 
+def last_touched(root: StrPath, rev: str, path: str) -> str | None:
+    """The newest commit, REV or an ancestor, that touched PATH (None when none did)."""
+    out = run_git(["rev-list", "-1", rev, "--", path], root)[0].strip()
+    return out.decode() if out else None
+
+
 def file_diffs(root: StrPath, parent: str, sha: str, paths: list[str]) -> dict[str, bytes]:
     """The `-U0` diff of each of `paths` between two commits, in one git process (a path whose
     diff header cannot be told apart, e.g. quoted, is left out)."""

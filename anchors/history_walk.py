@@ -24,6 +24,7 @@ from anchors.history_git import (
     PathDiffs,
     TreeChanges,
     file_diffs,
+    last_touched,
     paired_loosely,
     shallow_commits,
 )
@@ -657,8 +658,10 @@ class Walker:
             if len(commit.parents) > 1:
                 stack.extend(self.merge(commit, cur, merges, language))
                 continue
-            if commit.old_blob is None:  # the file appears here
-                self.origin(commit, cur)
+            if commit.old_blob is None:  # the file appears here (or is written back)
+                resume = self.origin(commit, cur, log)
+                if resume is not None:
+                    stack.append(resume)
                 continue
             parent = commit.parents[0] if commit.parents else None
             if parent is None and sha in self.shallow:
@@ -741,12 +744,7 @@ class Walker:
         if len(commit.parents) != 1:
             return None
         name = cur.found.short_name.encode()
-        # Its declaration's line (the first naming it, below any decorator), which a version
-        # must hold to be parsed (a name the file calls everywhere would have every older
-        # version of a big file parsed); and at most two are.
-        sym = cur.found.symbol
-        lines = cur.found.version.lines[sym.start_line - 1 : sym.end_line]
-        declared = next((line.strip() for line in lines if name in line), name)
+        declared = _declaration_line(cur)
         parses = 2
         at = commit
         for _ in range(RESTORED_LOOKBACK):
@@ -766,15 +764,37 @@ class Walker:
                 if parses < 0:
                     return None
                 before = self.blobs.version(blob, cur.found.version.language)
-                match = next((s for s in before.symbols if s.name == cur.found.name), None)
-                if match is not None:
-                    found = Found(match, before)
-                    if similarity(found, cur.found) < RESTORED_SIMILARITY:
+                if any(s.name == cur.found.name for s in before.symbols):
+                    back = _written_back(before, cur)
+                    if back is None:
                         return None
-                    kinds = differences(found, cur.found)
-                    return kinds, deleting.parents[0], State.of(cur.path, found)
+                    return back[0], deleting.parents[0], back[1]
             at = deleting
         return None
+
+    def written_back(self, parent: str, cur: State) -> tuple[list[str], str, State] | None:
+        """When the file, missing at `parent`, was deleted by an earlier commit and the one after
+        `parent` wrote it back with the symbol (commons-text removed RandomStringGenerator.java
+        for its 1.0 release and restored it, byte for byte, 114 commits later): as `restored`,
+        (what the restoring commit changed of the symbol, the commit the walk of the file goes
+        on from, the symbol there); None when the file never was there, or the symbol is not
+        in its last version (by name, its declaration line the same, RESTORED_SIMILARITY
+        alike). The file's own log stops where the file was added (`--remove-empty`): one more
+        `git rev-list` finds the deletion."""
+        deleting = last_touched(self.root, parent, cur.path)
+        if deleting is None:
+            return None
+        parents = self.blobs.parents(deleting)
+        if len(parents) != 1:
+            return None
+        got = self.blobs.read(f"{parents[0]}:{cur.path}")
+        if got is None or _declaration_line(cur) not in got[1]:
+            return None
+        before = self.blobs.version_at(parents[0], cur.path, cur.found.version.language)
+        back = _written_back(before, cur) if before is not None else None
+        if back is None:
+            return None
+        return back[0], parents[0], back[1]
 
     def kept(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol in the parent's file when its text shows it unchanged there (see
@@ -1594,6 +1614,17 @@ class Walker:
             if kinds:
                 self.record(commit, kinds, cur)
             return resume, older
+        back = (
+            self.written_back(parent, cur)
+            if commit.old_blob is None and len(parents) == 1
+            else None
+        )
+        if back is not None:
+            kinds, resume, older = back
+            if kinds:
+                self.record(commit, kinds, cur)
+            self.arrivals.append((resume, older, None))
+            return None
         self.record(commit, ["introduced"], cur)
         return None
 
@@ -2605,3 +2636,25 @@ def _copies(hits: list[tuple[float, str, Found, bool]]) -> bool:
     return len({h[1] for h in hits}) == len(hits) and all(
         h[2].short_name == first.short_name and similarity(h[2], first) >= 1.0 for h in hits[1:]
     )
+
+
+def _declaration_line(cur: State) -> bytes:
+    """The symbol's declaration line (the first naming it, below any decorator), stripped:
+    what an older version must hold to be parsed when looking for the symbol written back (a
+    name the file calls everywhere would have every older version of a big file parsed)."""
+    name = cur.found.short_name.encode()
+    sym = cur.found.symbol
+    lines = cur.found.version.lines[sym.start_line - 1 : sym.end_line]
+    return next((line.strip() for line in lines if name in line), name)
+
+
+def _written_back(before: Version, cur: State) -> tuple[list[str], State] | None:
+    """The symbol's namesake in `before`, the version it was deleted from, when the text written
+    back is at least RESTORED_SIMILARITY like it: (what changed, the symbol there)."""
+    match = next((s for s in before.symbols if s.name == cur.found.name), None)
+    if match is None:
+        return None
+    found = Found(match, before)
+    if similarity(found, cur.found) < RESTORED_SIMILARITY:
+        return None
+    return differences(found, cur.found), State.of(cur.path, found)
