@@ -643,14 +643,24 @@ def _unqualified(head: str) -> str:
     """A declaration's flat text with the qualifiers written before its own name (`<self>`)
     left out: in an assignment they are its name (`module.exports = function (opts)` made
     `module.exports.cli = function (opts)`, `options.gotRetry.retries = (...) =>` made
-    `options.retry.retries =`: renamed, the signature as it was)."""
+    `options.retry.retries =`, `var update = exports.parse.update = function` made `var
+    update = exports.update = function`: renamed, the signature as it was)."""
+    out: list[str] = []
+    done = 0
     at = head.find("<self>")
-    if at <= 0 or head[at - 1] != ".":
-        return head
-    start = at - 1
-    while start > 0 and (head[start - 1] == "." or _word_char(head[start - 1])):
-        start -= 1
-    return head[:start] + head[at:]
+    while at >= 0:
+        if at > 0 and head[at - 1] == ".":
+            start = at - 1
+            while start > done and (head[start - 1] == "." or _word_char(head[start - 1])):
+                start -= 1
+            out.append(head[done:start])
+        else:
+            out.append(head[done:at])
+        out.append("<self>")
+        done = at + len("<self>")
+        at = head.find("<self>", done)
+    out.append(head[done:])
+    return "".join(out)
 
 
 # What a call of the symbol's own name is made on when it is the symbol itself (recursion, or

@@ -765,22 +765,47 @@ class Walker:
                     return None
                 before = self.blobs.version(blob, cur.found.version.language)
                 if any(s.name == cur.found.name for s in before.symbols):
-                    back = _written_back(before, cur)
+                    back = _written_back(before, cur, same_name=True)
                     if back is None:
                         return None
-                    return back[0], deleting.parents[0], back[1]
+                    return back[0], deleting.parents[0], State.of(cur.path, back[1])
             at = deleting
         return None
 
     def written_back(self, parent: str, cur: State) -> tuple[list[str], str, State] | None:
-        """When the file, missing at `parent`, was deleted by an earlier commit and the one after
-        `parent` wrote it back with the symbol (commons-text removed RandomStringGenerator.java
-        for its 1.0 release and restored it, byte for byte, 114 commits later): as `restored`,
-        (what the restoring commit changed of the symbol, the commit the walk of the file goes
-        on from, the symbol there); None when the file never was there, or the symbol is not
-        in its last version (by name, its declaration line the same, RESTORED_SIMILARITY
-        alike). The file's own log stops where the file was added (`--remove-empty`): one more
-        `git rev-list` finds the deletion."""
+        """When the file, missing at `parent`, was added by the commit after it with the symbol
+        that an earlier commit deleted, written back at least RESTORED_SIMILARITY alike: (what
+        the commit changed of it, the commit the walk goes on from, the symbol there); None
+        otherwise. Two such deletions, the nearer first:
+        - `parent` deleted another file holding the symbol: moved in two commits (cheerio's
+          3a08b06c deleted lib/api/parse.js, and aac4ec44, "moved parse" seven seconds later,
+          wrote its `exports.parse.update` into the new lib/parse.js as `exports.update`);
+        - this path's earlier life ended in a deletion (commons-text removed
+          RandomStringGenerator.java for its 1.0 release and restored it, byte for byte, 114
+          commits later). The file's own log stops where the file was added
+          (`--remove-empty`): one more `git rev-list` finds the deletion. A file renamed away
+          lived on under its new name, and is not looked at."""
+        language = cur.found.version.language
+        grand = self.blobs.parents(parent)
+        name = cur.found.short_name.encode()
+        if len(grand) == 1:
+            for status, old_path, _ in self.changes_of(grand[0], parent):
+                there = language_for_path(old_path)
+                if (
+                    status != "D"
+                    or old_path == cur.path  # (written back: below)
+                    or (there != language and not {there, language} <= _OBJECT_LANGUAGES)
+                ):
+                    continue
+                got = self.blobs.read(f"{grand[0]}:{old_path}")
+                if got is None or name not in got[1]:
+                    continue
+                before = self.blobs.version_at(grand[0], old_path, language)
+                back = _written_back(before, cur) if before is not None else None
+                if back is not None:
+                    kinds, found = back
+                    renamed = ["rename"] if found.name != cur.found.name else []
+                    return ["move", *kinds, *renamed], grand[0], State.of(old_path, found)
         deleting = last_touched(self.root, parent, cur.path)
         if deleting is None:
             return None
@@ -790,11 +815,13 @@ class Walker:
         got = self.blobs.read(f"{parents[0]}:{cur.path}")
         if got is None or _declaration_line(cur) not in got[1]:
             return None
-        before = self.blobs.version_at(parents[0], cur.path, cur.found.version.language)
-        back = _written_back(before, cur) if before is not None else None
+        if ("D", cur.path, cur.path) not in self.changes_of(parents[0], deleting):
+            return None
+        before = self.blobs.version_at(parents[0], cur.path, language)
+        back = _written_back(before, cur, same_name=True) if before is not None else None
         if back is None:
             return None
-        return back[0], parents[0], back[1]
+        return back[0], parents[0], State.of(cur.path, back[1])
 
     def kept(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol in the parent's file when its text shows it unchanged there (see
@@ -1465,9 +1492,40 @@ class Walker:
                         self.arrivals.append((parent, same, None))
                         return True
                 match = self.locate(cur.found, old, here) if old and here else None
-                if match is not None:
+                if match is not None and not (
+                    match.name != cur.found.name
+                    and self.lives_on(commit.sha, parent, match, (old_path, cur.path))
+                ):
                     self.arrived_renamed(commit, cur, parent, old_path, match)
                     return True
+        return False
+
+    def lives_on(self, sha: str, parent: str, match: Found, besides: tuple[str, str]) -> bool:
+        """Whether commit `sha` wrote a definition of `match`'s qualified name and kind into a
+        file other than `besides` that had none before: the old definition went on there, and
+        what took its place in the renamed file was made out of it (jedis's 0d772988 renamed
+        CircuitBreakerCommandExecutor.java to CircuitBreakerFailoverBase.java, its
+        `handleClusterFailover` becoming `clusterFailover`, and moved the class with a
+        `handleClusterFailover` that calls `clusterFailover` to a new file of its own)."""
+        name = match.short_name.encode()
+        language = match.version.language
+        for status, old_path, new_path in self.changes_of(parent, sha):
+            if status[:1] not in "AMRC" or new_path in besides:
+                continue
+            there = language_for_path(new_path)
+            if there != language and not {there, language} <= _OBJECT_LANGUAGES:
+                continue
+            got = self.blobs.read(f"{sha}:{new_path}")
+            if got is None or name not in got[1]:
+                continue
+            after = self.blobs.version_at(sha, new_path)
+            if after is None or not any(
+                s.name == match.name and compatible(s, match.symbol) for s in after.symbols
+            ):
+                continue
+            before = self.blobs.version_at(parent, old_path) if status[:1] != "A" else None
+            if before is None or not any(s.name == match.name for s in before.symbols):
+                return True
         return False
 
     def arrived_renamed(
@@ -2648,13 +2706,22 @@ def _declaration_line(cur: State) -> bytes:
     return next((line.strip() for line in lines if name in line), name)
 
 
-def _written_back(before: Version, cur: State) -> tuple[list[str], State] | None:
-    """The symbol's namesake in `before`, the version it was deleted from, when the text written
-    back is at least RESTORED_SIMILARITY like it: (what changed, the symbol there)."""
-    match = next((s for s in before.symbols if s.name == cur.found.name), None)
-    if match is None:
+def _written_back(
+    before: Version, cur: State, same_name: bool = False
+) -> tuple[list[str], Found] | None:
+    """The symbol's namesake in `before`, the version it was deleted from (the same qualified
+    name, or with `same_name` false the same last name part, the likest), when the text
+    written back is at least RESTORED_SIMILARITY like it: (what changed, the symbol there)."""
+    if same_name:
+        alike = [s for s in before.symbols if s.name == cur.found.name]
+    else:
+        alike = [s for s in before.symbols if s.short_name == cur.found.short_name]
+    best: tuple[float, Found] | None = None
+    for match in alike:
+        found = Found(match, before)
+        score = similarity(found, cur.found)
+        if score >= RESTORED_SIMILARITY and (best is None or score > best[0]):
+            best = (score, found)
+    if best is None:
         return None
-    found = Found(match, before)
-    if similarity(found, cur.found) < RESTORED_SIMILARITY:
-        return None
-    return differences(found, cur.found), State.of(cur.path, found)
+    return differences(best[1], cur.found), best[1]

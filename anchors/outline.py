@@ -405,7 +405,31 @@ class JavaScriptOutliner(Outliner):
             if name_node is None or value is None or name_node.type != "identifier":
                 continue
             where = span if len(declarators) == 1 else declarator
+            if value.type == "assignment_expression" and self.exported(value):
+                # `var each = exports.each = function (fn)`: named as the export (what the
+                # line says once the local alias is dropped, `exports.each = function (fn)`).
+                self.assignment(value, scope, where)
+                continue
+            while value.type == "assignment_expression":  # `var app = module.exports = ...`
+                right = value.child_by_field_name("right")
+                if right is None:
+                    break
+                value = right
             self.value(self.text(name_node), "function", value, where, scope)
+
+    def exported(self, chain: Node) -> bool:
+        """Whether an assignment chain gives its value a member's name (`exports.each = ...`,
+        `Foo.prototype.bar = ...`): not only the module's own (`module.exports = ...`)."""
+        while chain.type == "assignment_expression":
+            left = chain.child_by_field_name("left")
+            path = self.member_path(left) if left is not None else None
+            if path is not None and path[0]:
+                return True
+            right = chain.child_by_field_name("right")
+            if right is None:
+                return False
+            chain = right
+        return False
 
     def value(self, name: str, kind: str, value: Node, span: Node, scope: tuple[str, ...]) -> None:
         """Name `value` (the right side of `=`) as `name` when it defines something: a function,

@@ -49,6 +49,10 @@ FORMS: list[tuple[str, str, str, dict[str, str]]] = [
     ("js-chained-assignment", "javascript",
      "res.contentType =\nres.type = function contentType(type) {\n  return this\n}\n",
      {"res.contentType": "method", "res.type": "method"}),
+    ("js-declared-and-exported", "javascript",
+     "var each = exports.each = function (fn) {\n  return this\n}\n"
+     "var app = module.exports = function (opts) {\n  return opts\n}\n",
+     {"exports.each": "function", "app": "function"}),
     ("js-this-in-constructor-function", "javascript",
      "function Queue() {\n  this.push = function (x) {}\n}\n",
      {"Queue": "function", "Queue.push": "method"}),
