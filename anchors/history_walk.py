@@ -1492,13 +1492,56 @@ class Walker:
                         self.arrivals.append((parent, same, None))
                         return True
                 match = self.locate(cur.found, old, here) if old and here else None
-                if match is not None and not (
-                    match.name != cur.found.name
-                    and self.lives_on(commit.sha, parent, match, (old_path, cur.path))
-                ):
-                    self.arrived_renamed(commit, cur, parent, old_path, match)
+                if match is not None and self.arrived_paired(commit, cur, parent, old_path, match):
                     return True
         return False
+
+    def arrived_paired(
+        self, commit: Commit, cur: State, parent: str, old_path: str, match: Found
+    ) -> bool:
+        """The symbol came with its file, renamed from `old_path` where it was `match` (see
+        `arrived_renamed`); unless `match` has another name and is not its past after all.
+        Its old name went on in another file (see `lives_on`): False, nothing recorded. A
+        definition of the symbol's qualified name, at least MOVE_SIMILARITY_SAME_NAME like it,
+        left a file the commit deleted: it moved from there, as for a move (log's 84b78e2 made
+        value/mod.rs value.rs, whose `Value.to_borrowed_str` is the one deleted with
+        cast/mod.rs, not value/mod.rs's `Value.visit`, 0.95 alike as one-liners are)."""
+        sha = commit.sha
+        if match.name != cur.found.name:
+            if self.lives_on(sha, parent, match, (old_path, cur.path)):
+                return False
+            left = self.namesake_left(sha, parent, cur, old_path)
+            if left is not None:
+                self.arrived(commit, "move", cur, parent, *left)
+                return True
+        self.arrived_renamed(commit, cur, parent, old_path, match)
+        return True
+
+    def namesake_left(
+        self, sha: str, parent: str, cur: State, besides: str
+    ) -> tuple[str, Found] | None:
+        """(path, definition) of the one definition of the symbol's qualified name and kind, at
+        least MOVE_SIMILARITY_SAME_NAME like it, in a file of its language (not `besides`) that
+        commit `sha` deleted."""
+        name = cur.found.short_name.encode()
+        language = cur.found.version.language
+        hits: list[tuple[str, Found]] = []
+        for status, old_path, _ in self.changes_of(parent, sha):
+            if status != "D" or old_path in (cur.path, besides):
+                continue
+            if language_for_path(old_path) != language:
+                continue
+            got = self.blobs.read(f"{parent}:{old_path}")
+            if got is None or name not in got[1]:
+                continue
+            old = self.blobs.version_at(parent, old_path)
+            for sym in old.symbols if old is not None else []:
+                if sym.name != cur.found.name or not compatible(sym, cur.found.symbol):
+                    continue
+                found = Found(sym, old)  # type: ignore[arg-type]
+                if similarity(found, cur.found) >= MOVE_SIMILARITY_SAME_NAME:
+                    hits.append((old_path, found))
+        return hits[0] if len(hits) == 1 else None
 
     def lives_on(self, sha: str, parent: str, match: Found, besides: tuple[str, str]) -> bool:
         """Whether commit `sha` wrote a definition of `match`'s qualified name and kind into a
@@ -1641,9 +1684,7 @@ class Walker:
             for old_path, old in self.paired_files(sha, parent, cur, changes)
             if (match := self.locate(cur.found, old, here)) is not None
         ]
-        if len(found_in) == 1:
-            old_path, match = found_in[0]
-            self.arrived_renamed(commit, cur, parent, old_path, match)
+        if len(found_in) == 1 and self.arrived_paired(commit, cur, parent, *found_in[0]):
             return None
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
@@ -1791,13 +1832,18 @@ class Walker:
         at least two of their definitions, and half of them, have a namesake (last name part)
         in the added file, and they are at least a tenth of its size (got's "Rewrite Got" wrote
         source/core/index.ts, 44 KB, out of several deleted files, its errors.ts of 3.6 KB
-        among them: a move from each, not errors.ts renamed)."""
+        among them: a move from each, not errors.ts renamed). A definition named as its file is
+        counted as the new file's when it is a type (a class renamed with its file: mybatis's
+        cafd10c6 made SerialStatusHolder.java, its constructor and `readResolve`,
+        SerialStateHolder.java), not a function (redux deleted createDispatcher.js and
+        createRedux.js and added createStore.js)."""
         if not any(s == "A" and new == cur.path for s, _, new in changes):
             return []
         here = self.blobs.version_at(sha, cur.path)
         if here is None:
             return []
         names = {s.short_name for s in here.symbols}
+        stem = _stem(cur.path)
         pairs: list[tuple[str, Version]] = []
         for status, old_path, _ in changes:
             if status != "D" or language_for_path(old_path) != here.language:
@@ -1805,7 +1851,10 @@ class Walker:
             old = self.blobs.version_at(parent, old_path)
             if old is None or 10 * len(old.source) < len(here.source):
                 continue
-            before = {s.short_name for s in old.symbols}
+            old_stem = _stem(old_path)
+            if not any(s.name == old_stem and s.kind in _TYPE_KINDS for s in old.symbols):
+                old_stem = ""  # (a function named as its file is no class renamed with it)
+            before = {stem if s.short_name == old_stem else s.short_name for s in old.symbols}
             shared = len(before & names)
             if shared >= 2 and 2 * shared >= len(before):
                 pairs.append((old_path, old))
@@ -2180,18 +2229,46 @@ def _moved_with_its_type(
     the type or class it belongs to, when that type is now declared in `target`'s file: a
     method moved with its type is that method, however much it was rewritten as it moved
     (gorm's 1f38ec44 deleted clause/join.go and declared `Join` in from.go, its
-    `Join.Build` a `// TODO` stub before and written out after)."""
+    `Join.Build` a `// TODO` stub before and written out after). In Go the names may differ
+    in the case of their first letters (exported as they moved: cast's cd8c9c3 moved
+    `timeFormat` with its `hasTimezone` into internal/time.go as `TimeFormat.HasTimezone`)."""
     owner, dot, _ = target.name.rpartition(".")
-    if not dot or owner in present:
-        return None
-    if not any(s.name == owner for s in old.symbols):
-        return None
-    if not any(s.name == owner for s in target.version.symbols):
+    if not dot:
         return None
     for found in gone:
-        if found.name == target.name and compatible(found.symbol, target.symbol):
+        if not (
+            _same_qualified(found.name, target.name, old.language)
+            and compatible(found.symbol, target.symbol)
+        ):
+            continue
+        before = found.name.rpartition(".")[0]
+        if (
+            owner not in present
+            and before not in present
+            and any(s.name == before for s in old.symbols)
+            and any(s.name == owner for s in target.version.symbols)
+        ):
             return found
     return None
+
+
+# The kinds of definition a file is named after when it holds a type (Java's public class).
+_TYPE_KINDS = frozenset({"class", "struct", "interface", "enum", "trait", "type"})
+
+
+def _stem(path: str) -> str:
+    """A file's name without its directory and extension."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def _same_qualified(a: str, b: str, language: str) -> bool:
+    """Whether two qualified names name the same thing, part by part (see `_same_name`)."""
+    if a == b:
+        return True
+    parts_a, parts_b = a.split("."), b.split(".")
+    return len(parts_a) == len(parts_b) and all(
+        _same_name(x, y, language) for x, y in zip(parts_a, parts_b, strict=True)
+    )
 
 
 def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple[str, str]]:
