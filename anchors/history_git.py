@@ -299,33 +299,32 @@ def parse_patch(patch: bytes) -> Patch:
     return Patch(old_blob, new_blob, hunks, patch, bodies)
 
 
-def _number(data: bytes, at: int) -> tuple[int, int]:
-    """The decimal number at `at` (-1 when there is none) and where it ends."""
-    end, size = at, len(data)
-    while end < size and 48 <= data[end] <= 57:
-        end += 1
-    return (int(data[at:end]) if end > at else -1), end
-
-
 def _hunk_header(patch: bytes, at: int) -> tuple[Hunk, int] | None:
     """The numbers of the header `@@ -a[,b] +c[,d] @@` at `at` (b and d are 1 when left out),
-    and where its `@@` ends; None when it is not one."""
-    a, b, at = _line_range(patch, at + 4)
-    if a < 0 or b < 0 or patch[at : at + 2] != b" +":
+    and where its `@@` ends; None when it is not one. (Split and `int` on the header's bytes:
+    a loop over its digits cost a fifth of the parse of a long history's diffs.)"""
+    end = patch.find(b" @@", at + 4, at + 64)
+    if end < 0:
         return None
-    c, d, at = _line_range(patch, at + 2)
-    if c < 0 or d < 0 or patch[at : at + 3] != b" @@":
+    old, plus, new = patch[at + 4 : end].partition(b" +")
+    if not plus:
         return None
-    return (a, b, c, d), at + 3
+    a, b = _line_range(old)
+    c, d = _line_range(new)
+    if min(a, b, c, d) < 0:
+        return None
+    return (a, b, c, d), end + 3
 
 
-def _line_range(patch: bytes, at: int) -> tuple[int, int, int]:
-    """`N[,M]` at `at`: N, M (1 when left out) and where it ends; -1 for a missing number."""
-    first, at = _number(patch, at)
-    count = 1
-    if first >= 0 and patch[at : at + 1] == b",":
-        count, at = _number(patch, at + 1)
-    return first, count, at
+def _line_range(text: bytes) -> tuple[int, int]:
+    """`N[,M]`: N and M (1 when left out); -1 for what is not a plain decimal number."""
+    first, comma, count = text.partition(b",")
+    return _decimal(first), _decimal(count) if comma else 1
+
+
+def _decimal(text: bytes) -> int:
+    """The plain decimal number `text` is, else -1."""
+    return int(text) if text.isdigit() else -1
 
 
 def _blob_pair(data: bytes, at: int) -> tuple[str, str] | None:

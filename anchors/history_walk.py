@@ -509,6 +509,7 @@ class Walker:
         # Logs started ahead of the walk, by (commit, path), and the renames found for them.
         self.early: dict[tuple[str, str], FileLog] = {}
         self.changes: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+        self._built: dict[str, set[str]] = {}  # per commit: see `built`
         # What commits changed (renames found), asked of one git process for the whole walk.
         self.tree = TreeChanges(root)
         # Renames asked by `start_renamed`, read by `finish_renamed`: (parent, commit, the
@@ -1697,12 +1698,22 @@ class Walker:
             # and reworded it, 45% alike).
             # Not when the deleted file was split among several added ones (excalidraw split
             # src/scene/data.ts into six files of src/data/, index.ts 45% like it): moves.
+            # Or from a file the commit made a build's output into an added file of its name
+            # (superagent moved lib/client.js to src/client.js and committed babel's output of
+            # it in lib/, now ignored): that file's source was renamed.
+            added = any(s == "A" and new == cur.path for s, _, new in changes)
             how = (
                 "file-rename"
-                if ("D", old_path, old_path) in changes
-                and any(s == "A" and new == cur.path for s, _, new in changes)
-                and paired_loosely(self.root, parent, sha, old_path, cur.path)
-                and not self.split_among(sha, parent, old_path, match, cur.path, changes)
+                if added
+                and (
+                    ("D", old_path, old_path) in changes
+                    and paired_loosely(self.root, parent, sha, old_path, cur.path)
+                    and not self.split_among(sha, parent, old_path, match, cur.path, changes)
+                    or (
+                        old_path in self.built(sha, parent, changes)
+                        and os.path.basename(old_path) == os.path.basename(cur.path)
+                    )
+                )
                 else "move"
             )
             self.arrived(commit, how, cur, parent, old_path, match)
@@ -1964,7 +1975,9 @@ class Walker:
             if after is not None:
                 after.lean_on(old)
                 old.lean_on(after)
-            present = {s.name for s in after.symbols} if after else set()
+            # (A file the commit made a build's output keeps none of its own: see `built`.)
+            built = after is not None and old_path in self.built(sha, parent, changes)
+            present = {s.name for s in after.symbols} if after and not built else set()
             gone = [Found(s, old) for s in old.symbols if s.name not in present]
             # (A file git renamed has no `after` at its old path: all of it is a source.)
             renamed = (
@@ -2096,6 +2109,50 @@ class Walker:
                 unable.add(path)
         return unable
 
+    def built(self, sha: str, parent: str, changes: list[tuple[str, str, str]]) -> set[str]:
+        """The files commit `sha` changed that a pattern it added to a `.gitignore` covers: from
+        here they are a build's output, and what they held went elsewhere (superagent's 47f1d28
+        moved its sources from lib/ to src/, added `lib` to .gitignore and committed babel's
+        output of src/ in lib/, deleted from git later). Only a pattern naming a directory
+        (`lib`, `/dist/`, `build/js`) is read; asked once per commit."""
+        found = self._built.get(sha)
+        if found is not None:
+            return found
+        found = self._built[sha] = set()
+        ignores = [
+            new
+            for status, _, new in changes
+            if status[0] in "AM" and new.rsplit("/", 1)[-1] == ".gitignore"
+        ]
+        if not ignores:
+            return found
+        from fnmatch import fnmatchcase
+
+        diffs = file_diffs(self.root, parent, sha, ignores)
+        for ignore in ignores:
+            base = ignore[: -len(".gitignore")]
+            patterns = []
+            for line in _diff_side(diffs.get(ignore, b""), b"+").split(b"\n"):
+                text = line[1:].strip().decode("utf-8", "replace")
+                if text and not text.startswith(("#", "!")):
+                    patterns.append(text.removesuffix("/**").rstrip("/"))
+            for status, _, path in changes:
+                if status[0] != "M" or not path.startswith(base):
+                    continue
+                folders = path[len(base) :].split("/")[:-1]
+                for pattern in patterns:
+                    if "/" in pattern:  # anchored at the .gitignore's directory
+                        steps = pattern.lstrip("/").split("/")
+                        hit = len(steps) <= len(folders) and all(
+                            fnmatchcase(f, p) for f, p in zip(folders, steps, strict=False)
+                        )
+                    else:
+                        hit = any(fnmatchcase(f, pattern) for f in folders)
+                    if hit:
+                        found.add(path)
+                        break
+        return found
+
     def became_another(
         self,
         sha: str,
@@ -2114,8 +2171,12 @@ class Walker:
         `acquireBufferRecycler` into BufferRecyclerPool.java as `ThreadLocalPool` and wrote
         `LockFreePool` and others there, each with an `acquireBufferRecycler`: the moved method
         is ThreadLocalPool's, LockFreePool's is new). Not asked of commits touching many
-        files."""
+        files. Not when the symbol is a copy of it under its name (REPLACED_SIMILARITY alike):
+        copies for two builds share its past (see `went_elsewhere`)."""
         namesake = gone.short_name == cur.found.short_name
+        alike = similarity(gone, cur.found)
+        if namesake and alike >= REPLACED_SIMILARITY:
+            return False
         language = cur.found.version.language
         files = [
             (status, old, new)
@@ -2124,7 +2185,6 @@ class Walker:
         ]
         if len(files) > 4 * MOVE_SEARCH_FILES:
             return False
-        alike = similarity(gone, cur.found)
         files = self._may_have_taken(sha, parent, files, gone, alike, namesake)
         return any(
             not (path == cur.path and found.name == cur.found.name)
@@ -2192,7 +2252,13 @@ class Walker:
         another file the commit added or changed, more like it there than the symbol is: it
         moved there, and the symbol is a new version beside it (echo moved `Echo.Static` whole
         into echo_fs.go, for Go before 1.16, and wrote a new one, 0.48 alike, in
-        echo_fs_go1.16.go). Only files whose diff names it are read."""
+        echo_fs_go1.16.go). Not when the symbol is a copy of it too (REPLACED_SIMILARITY alike):
+        copies for two builds share its past (websocket's bcef843 wrote client.go's
+        `doHandshake` into tls_handshake.go and tls_handshake_116.go, 0.92 and 0.95 alike).
+        Only files whose diff names it are read."""
+        alike = similarity(gone, cur.found)
+        if alike >= REPLACED_SIMILARITY:
+            return False
         language = cur.found.version.language
         others = [
             new
@@ -2204,7 +2270,6 @@ class Walker:
             return False
         word = gone.short_name.encode()
         diffs = file_diffs(self.root, parent, sha, others)
-        alike = similarity(gone, cur.found)
         for path in others:
             if word not in diffs.get(path, b""):
                 continue

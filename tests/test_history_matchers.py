@@ -277,3 +277,14 @@ def test_edit_points_counted_in_one_pass_are_each_ones(source: bytes, offsets: l
 
     ordered = sorted(min(o, len(source)) for o in offsets)
     assert _points(source, ordered) == [_point(source, o) for o in ordered]
+
+
+def test_hunk_headers_are_read_as_git_writes_them() -> None:
+    """`@@ -a[,b] +c[,d] @@`: a count left out is 1; what is not such a header is None."""
+    from anchors.history_git import _hunk_header
+
+    assert _hunk_header(b"@@ -1,2 +3,4 @@ def f():", 0) == ((1, 2, 3, 4), 15)
+    assert _hunk_header(b"@@ -10 +11 @@\n", 0) == ((10, 1, 11, 1), 13)
+    assert _hunk_header(b"x\n@@ -5,0 +6 @@\n", 2) == ((5, 0, 6, 1), 15)
+    for broken in (b"@@ -a +1 @@", b"@@ -1,2 @@", b"@@ -1, +2 @@", b"@@ -1 +2"):
+        assert _hunk_header(broken, 0) is None
