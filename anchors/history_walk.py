@@ -1249,6 +1249,9 @@ class Walker:
         """The symbol in the parent's file that `target` came from: same name, else a rename."""
         for sym in old.symbols:
             if sym.name == target.name:
+                constructor = _class_constructor(target, sym, old)
+                if constructor is not None:
+                    return constructor
                 namesake = Found(sym, old)
                 passed = _passed_on(namesake, target, old, new) or _swapped_in(
                     namesake, target, old, new, patch
@@ -1498,7 +1501,13 @@ class Walker:
         return False
 
     def arrived_paired(
-        self, commit: Commit, cur: State, parent: str, old_path: str, match: Found
+        self,
+        commit: Commit,
+        cur: State,
+        parent: str,
+        old_path: str,
+        match: Found,
+        loose: list[tuple[str, str, str]] | None = None,
     ) -> bool:
         """The symbol came with its file, renamed from `old_path` where it was `match` (see
         `arrived_renamed`); unless `match` has another name and is not its past after all.
@@ -1515,7 +1524,7 @@ class Walker:
             if left is not None:
                 self.arrived(commit, "move", cur, parent, *left)
                 return True
-        self.arrived_renamed(commit, cur, parent, old_path, match)
+        self.arrived_renamed(commit, cur, parent, old_path, match, loose)
         return True
 
     def namesake_left(
@@ -1573,21 +1582,33 @@ class Walker:
         return False
 
     def arrived_renamed(
-        self, commit: Commit, cur: State, parent: str, old_path: str, match: Found
+        self,
+        commit: Commit,
+        cur: State,
+        parent: str,
+        old_path: str,
+        match: Found,
+        loose: list[tuple[str, str, str]] | None = None,
     ) -> None:
         """The symbol came into this file at `commit` with the file, renamed from `old_path`
         where it was `match`; unless `match` is only a weak likeness (under half alike, taken
         for its name) and a file the commit deleted held the symbol's code as it is now, under
         the same last name: then it moved from there. (axum merged `IntoService` and
         `WithState` into `HandlerService`, deleting `into_service.rs`, whose `call` the new
-        one is word for word, while git paired `with_state.rs`, whose `call` only delegated.)"""
+        one is word for word, while git paired `with_state.rs`, whose `call` only delegated.)
+        Paired by their names (`loose`: the commit's changes) rather than by git, a file whose
+        other definitions went to other files the commit added was split, and the symbol
+        moved (mio's c3966e52 split os_linux.rs into os/epoll.rs and os/posix.rs)."""
         alike = similarity(match, cur.found)
         if alike < RENAME_SIMILARITY:
             moved = self.verbatim_in_deleted(parent, commit.sha, cur, alike)
             if moved is not None:
                 self.arrived(commit, "move", cur, parent, *moved)
                 return
-        self.arrived(commit, "file-rename", cur, parent, old_path, match)
+        split = loose is not None and self.split_among(
+            commit.sha, parent, old_path, match, cur.path, loose, apart=True
+        )
+        self.arrived(commit, "move" if split else "file-rename", cur, parent, old_path, match)
 
     def verbatim_in_deleted(
         self, parent: str, sha: str, cur: State, than: float
@@ -1685,7 +1706,9 @@ class Walker:
             for old_path, old in self.paired_files(sha, parent, cur, changes)
             if (match := self.locate(cur.found, old, here)) is not None
         ]
-        if len(found_in) == 1 and self.arrived_paired(commit, cur, parent, *found_in[0]):
+        if len(found_in) == 1 and self.arrived_paired(
+            commit, cur, parent, *found_in[0], loose=changes
+        ):
             return None
         # 3. Moved from another file: a definition like it vanished from a file this commit
         #    deleted or modified.
@@ -1746,10 +1769,13 @@ class Walker:
         match: Found,
         new_path: str,
         changes: list[tuple[str, str, str]],
+        apart: bool = False,
     ) -> bool:
         """Whether another file commit `sha` added (not `new_path`) declares a definition of
         the file `old_path` it deleted, by qualified name, besides `match` and its own: the file
-        was split, not renamed."""
+        was split, not renamed. With `apart`, only one that `new_path` does not declare too (a
+        helper copied into both of two new files splits nothing: uvicorn's 07c6c189 made
+        protocols/http.py http/httptools.py and wrote http/h11.py beside it)."""
         old = self.blobs.version_at(parent, old_path)
         if old is None:
             return False
@@ -1757,6 +1783,9 @@ class Walker:
         names = {
             s.name for s in old.symbols if s.name != match.name and not s.name.startswith(inner)
         }
+        if apart:
+            here = self.blobs.version_at(sha, new_path)
+            names -= {s.name for s in here.symbols} if here is not None else set()
         if not names:
             return False
         # (Of the same language, JavaScript and TypeScript one: ky's "Move to TypeScript" split
@@ -2046,28 +2075,33 @@ class Walker:
             # `_moved_with_its_type`): that is where it came from.
             (typed_path, typed_found), *_ = with_type
             hits.append((MOVED_WITH_TYPE, typed_path, typed_found, False))
-        if not hits:
+        # The best that did not go elsewhere: of two namesakes that vanished, one may have gone
+        # whole into another file the commit wrote, the other here (mio's 19d5ebe6 moved
+        # sys/unix/tcp.rs's `TcpListener.accept` to sys/unix/tcp_listener.rs and net/tcp.rs's to
+        # net/tcp_listener.rs, the sys one likelier to each).
+        while hits:
+            score, source, gone_one, twinned = max(hits, key=lambda h: h[0])
+            tied = [h for h in hits if h[0] >= score - MOVE_TIE]
+            if len(tied) > 1 and not twinned and _copies(tied):
+                # One definition kept in several files alike, under one last name (a build split
+                # into per-platform trees that each held a copy, a method pulled up from sibling
+                # classes): the copies are one past, not several origins. The one in the folder
+                # nearest the symbol's, as git's rename pairing would (HikariCP moved
+                # HikariConfig.validate out of both its Java 6 and Java 8 trees).
+                score, source, gone_one, twinned = min(
+                    tied, key=lambda h: (-len(os.path.commonprefix([h[1], cur.path])), h[1])
+                )
+                tied = tied[:1]
+            if twinned or len(tied) > 1:
+                return None
+            if not self.went_elsewhere(sha, parent, cur, changes, source, gone_one):
+                break
+            hits = [h for h in hits if h[2] is not gone_one]
+        else:
             return None
-        score, source, gone_one, twinned = max(hits, key=lambda h: h[0])
-        tied = [h for h in hits if h[0] >= score - MOVE_TIE]
-        if len(tied) > 1 and not twinned and _copies(tied):
-            # One definition kept in several files alike, under one last name (a build split into
-            # per-platform trees that each held a copy, a method pulled up from sibling classes):
-            # the copies are one past, not several origins. The one in the folder nearest the
-            # symbol's, as git's rename pairing would (HikariCP moved HikariConfig.validate out
-            # of both its Java 6 and Java 8 trees).
-            score, source, gone_one, twinned = min(
-                tied, key=lambda h: (-len(os.path.commonprefix([h[1], cur.path])), h[1])
-            )
-            tied = tied[:1]
-        if twinned or len(tied) > 1:
+        if score < MOVED_WITH_TYPE and self.became_another(sha, parent, cur, changes, gone_one):
             return None
-        best = (score, source, gone_one)
-        if self.went_elsewhere(sha, parent, cur, changes, best[1], best[2]):
-            return None
-        if score < MOVED_WITH_TYPE and self.became_another(sha, parent, cur, changes, best[2]):
-            return None
-        return best[1], best[2]
+        return source, gone_one
 
     def _cannot_hold(
         self,
@@ -2171,12 +2205,13 @@ class Walker:
         `acquireBufferRecycler` into BufferRecyclerPool.java as `ThreadLocalPool` and wrote
         `LockFreePool` and others there, each with an `acquireBufferRecycler`: the moved method
         is ThreadLocalPool's, LockFreePool's is new). Not asked of commits touching many
-        files. Not when the symbol is a copy of it under its name (REPLACED_SIMILARITY alike):
-        copies for two builds share its past (see `went_elsewhere`)."""
+        files. Not a copy beside the symbol's file when the symbol is a copy of it under its name
+        (REPLACED_SIMILARITY alike): copies for two builds share its past (see
+        `went_elsewhere`)."""
         namesake = gone.short_name == cur.found.short_name
         alike = similarity(gone, cur.found)
-        if namesake and alike >= REPLACED_SIMILARITY:
-            return False
+        copies = namesake and alike >= REPLACED_SIMILARITY
+        here = os.path.dirname(cur.path)
         language = cur.found.version.language
         files = [
             (status, old, new)
@@ -2188,6 +2223,7 @@ class Walker:
         files = self._may_have_taken(sha, parent, files, gone, alike, namesake)
         return any(
             not (path == cur.path and found.name == cur.found.name)
+            and not (copies and os.path.dirname(path) == here)
             and (not namesake or found.short_name == gone.short_name)
             and compatible(found.symbol, gone.symbol)
             and similarity(gone, found) > alike
@@ -2252,13 +2288,13 @@ class Walker:
         another file the commit added or changed, more like it there than the symbol is: it
         moved there, and the symbol is a new version beside it (echo moved `Echo.Static` whole
         into echo_fs.go, for Go before 1.16, and wrote a new one, 0.48 alike, in
-        echo_fs_go1.16.go). Not when the symbol is a copy of it too (REPLACED_SIMILARITY alike):
-        copies for two builds share its past (websocket's bcef843 wrote client.go's
-        `doHandshake` into tls_handshake.go and tls_handshake_116.go, 0.92 and 0.95 alike).
-        Only files whose diff names it are read."""
+        echo_fs_go1.16.go). Not into a file beside the symbol's when the symbol is a copy of it
+        too (REPLACED_SIMILARITY alike): copies for two builds share its past (websocket's
+        bcef843 wrote client.go's `doHandshake` into tls_handshake.go and tls_handshake_116.go,
+        0.97 and 1.0 alike). Only files whose diff names it are read."""
         alike = similarity(gone, cur.found)
-        if alike >= REPLACED_SIMILARITY:
-            return False
+        copy = alike >= REPLACED_SIMILARITY
+        here = os.path.dirname(cur.path)
         language = cur.found.version.language
         others = [
             new
@@ -2281,8 +2317,50 @@ class Walker:
                 or (before is not None and any(s.name == gone.name for s in before.symbols))
             ):
                 continue
+            if copy and os.path.dirname(path) == here:
+                continue
             for sym in after.symbols:
-                if sym.name == gone.name and similarity(gone, Found(sym, after)) > alike:
+                if sym.name != gone.name:
+                    continue
+                there = Found(sym, after)
+                like = similarity(gone, there)
+                if like > alike and not self.came_from_another(
+                    sha, parent, changes, source, there, like
+                ):
+                    return True
+        return False
+
+    def came_from_another(
+        self,
+        sha: str,
+        parent: str,
+        changes: list[tuple[str, str, str]],
+        source: str,
+        there: Found,
+        than: float,
+    ) -> bool:
+        """Whether `there`, which appeared in commit `sha`, is more than `than` like a namesake
+        that vanished from another file than `source`: that one is its past (mio's 19d5ebe6
+        split both net/tcp.rs and sys/unix/tcp.rs, each with a `TcpListener.accept`: the new
+        sys/unix/tcp_listener.rs's came from sys/unix/tcp.rs, not from net/tcp.rs)."""
+        word = there.short_name.encode()
+        for status, old_path, _ in changes:
+            if status[0] not in "DMR" or old_path == source:
+                continue
+            if not _kindred(language_for_path(old_path), there.version.language):
+                continue
+            got = self.blobs.read(f"{parent}:{old_path}")
+            if got is None or word not in got[1]:
+                continue
+            old = self.blobs.version_at(parent, old_path)
+            after = self.blobs.version_at(sha, old_path) if status[0] == "M" else None
+            kept = {s.name for s in after.symbols} if after is not None else set()
+            for sym in old.symbols if old is not None else []:
+                if (
+                    sym.name == there.name
+                    and sym.name not in kept
+                    and similarity(Found(sym, old), there) > than  # type: ignore[arg-type]
+                ):
                     return True
         return False
 
@@ -2338,12 +2416,25 @@ def _same_qualified(a: str, b: str, language: str) -> bool:
 
 def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple[str, str]]:
     """(status, old path) of the files a commit deleted, changed or renamed, other than the
-    symbol's own, that have a grammar: where a definition can have moved from."""
+    symbol's own, of its language or a kindred one: where a definition can have moved from.
+    A port to another language is new code (yaml's 4cdd993 deleted libyaml's emitter.c and
+    wrote its Go translation, whose functions share the C ones' names)."""
+    language = language_for_path(cur.path) or cur.found.version.language
     return [
         (status, old)
         for status, old, _ in changes
-        if status[0] in "DMR" and old != cur.path and language_for_path(old) is not None
+        if status[0] in "DMR" and old != cur.path and _kindred(language_for_path(old), language)
     ]
+
+
+# Languages whose files a definition moves between as it is (JavaScript made TypeScript, C
+# code compiled as C++).
+_KINDRED = (frozenset({"javascript", "typescript", "tsx"}), frozenset({"c", "cpp"}))
+
+
+def _kindred(a: str | None, b: str) -> bool:
+    """Whether a file of language `a` can hold an earlier version of a definition in `b`."""
+    return a is not None and (a == b or any(a in kin and b in kin for kin in _KINDRED))
 
 
 def _claimed(gone: Found, target: Found, old: Version, new: Version, patch: Patch | None) -> bool:
@@ -2784,6 +2875,24 @@ def _constructor_function(target: Found, old: Version) -> Found | None:
 
 
 _CLASS_SCRIPTS = frozenset({"javascript", "typescript", "tsx"})
+
+
+def _class_constructor(target: Found, namesake: Symbol, old: Version) -> Found | None:
+    """The other way: a constructor function written from the `constructor` of the class of
+    its name that it replaced (node-fetch's f08b120 made `class Body { constructor(body,
+    opts) {...} }` `function Body(body, opts) {...}` with prototype methods): that
+    constructor, not the class."""
+    if (
+        namesake.kind != "class"
+        or target.symbol.kind != "function"
+        or target.version.language not in _CLASS_SCRIPTS
+    ):
+        return None
+    wanted = namesake.name + ".constructor"
+    for sym in old.symbols:
+        if sym.name == wanted:
+            return Found(sym, old)
+    return None
 
 
 # Bytes that are not part of a word (ASCII other than letters, digits, `_` and `$`), as spaces.
