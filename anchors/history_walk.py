@@ -1959,7 +1959,7 @@ class Walker:
         # (Not the symbol's own name: another definition of it elsewhere is another version
         # beside this one, not the old one kept: viper moved findConfigFile into
         # viper_go1_15.go and wrote a new one for Go 1.16 in viper_go1_16.go.)
-        kept: set[str] | None = None
+        kept: dict[str, list[Symbol]] | None = None
 
         def afterwards() -> Iterator[Version]:
             """The versions after the commit of the files it added, changed or renamed."""
@@ -1969,25 +1969,29 @@ class Walker:
                     if after_version is not None and not self.foreign(after_version, sha, cur.path):
                         yield after_version
 
-        def kept_names() -> set[str]:
+        def kept_names() -> dict[str, list[Symbol]]:
             nonlocal kept
             if kept is None:
-                kept = {
-                    s.name
-                    for version in afterwards()
-                    for s in version.symbols
-                    if s.name != cur.found.name
-                }
+                kept = {}
+                for version in afterwards():
+                    for s in version.symbols:
+                        if s.name != cur.found.name:
+                            kept.setdefault(s.name, []).append(s)
             return kept
 
         def still_kept(found: Found) -> bool:
-            """Whether `found`'s name is in `kept_names()`, reading only the files whose text
-            holds its last name (most commits touch many files that do not)."""
+            """Whether a definition of `found`'s name and kind is in `kept_names()`, reading
+            only the files whose text holds its last name (most commits touch many files that
+            do not). Of its kind: Rust's `mod fallback;` keeps no function `fallback`
+            (thiserror's 88a4603 moved `fallback` into the new fallback.rs as `expand`)."""
             if kept is not None:
-                return found.name in kept
+                return any(compatible(s, found.symbol) for s in kept.get(found.name, ()))
             word = found.short_name.encode()
             return found.name != cur.found.name and any(
-                word in version.source and any(s.name == found.name for s in version.symbols)
+                word in version.source
+                and any(
+                    s.name == found.name and compatible(s, found.symbol) for s in version.symbols
+                )
                 for version in afterwards()
             )
 
@@ -2028,8 +2032,8 @@ class Walker:
             hit = best_match(cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME)
             if hit is not None and still_kept(hit[0]):
                 # The best is not a candidate: the best of those that are (a subset).
-                names = kept_names()
-                gone = [f for f in gone if f.name not in names]
+                kept_names()
+                gone = [f for f in gone if not still_kept(f)]
                 hit = best_match(
                     cur.found, gone, MOVE_SIMILARITY_SAME_NAME, MOVE_SIMILARITY_OTHER_NAME
                 )

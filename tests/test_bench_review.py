@@ -37,3 +37,15 @@ def test_without_overloads_the_first_definition_is_still_taken() -> None:
     source = b"if X:\n    def f():\n        return 1\nelse:\n    def f():\n        return 2\n"
     text = find(source, "python", "f")
     assert text is not None and "return 1" in text
+
+
+def test_a_go_method_of_a_generic_type_is_named_by_its_type() -> None:
+    """golang-lru's `func (c *Cache[K, V]) Add(...)`: the lookup split the receiver on blanks
+    before taking its type parameters off, and named it `V].Add`."""
+    source = (
+        b"package lru\n\n"
+        b"func (c *Cache[K, V]) Add(key K, value V) (evicted bool) {\n\treturn c.lru.Add(key, value)\n}\n\n"
+        b"func (c Plain) Len() int {\n\treturn 0\n}\n"
+    )
+    assert "c.lru.Add" in (find(source, "go", "Cache.Add") or "")
+    assert "return 0" in (find(source, "go", "Plain.Len") or "")

@@ -83,7 +83,8 @@ def _name(node: Node, language: str) -> str | None:
     if node.type == "method_declaration" and language == "go":
         recv = node.child_by_field_name("receiver")
         rtype = recv.text.decode() if recv is not None and recv.text else ""
-        rtype = rtype.strip("()").split()[-1].lstrip("*").split("[")[0]
+        # (type parameters first: `(c *Cache[K, V])` holds a blank inside them)
+        rtype = rtype.strip("()").split("[")[0].split()[-1].lstrip("*")
         n = node.child_by_field_name("name")
         return f"{rtype}.{n.text.decode()}" if n is not None and n.text else None
     n = node.child_by_field_name("name")
