@@ -1951,7 +1951,27 @@ class Walker:
                 ),
                 key=lambda source: os.path.dirname(source[1]) != folder,
             )
-            sources = named[:MOVE_SEARCH_FILES] + deleted[:MOVE_SEARCH_FILES]
+            # And a changed file whose diff removed most of the symbol's body words (under
+            # another name: commons-jexl's 8da71bd4, of 40 files, moved
+            # `JexlEngine.cleanExpression` to `Engine.trimSource`, and JexlEngine.java's diff
+            # does not name `trimSource`), the likeliest first.
+            words = _body_words(cur.found)
+            total = sum(words.values())
+            worded = sorted(
+                (
+                    (share, status, old)
+                    for status, old in sources
+                    if status[0] == "M" and (status, old) not in named and total
+                    if (share := _shared(words, _diff_side(diffs.get(old, b""), b"-")) / total)
+                    >= MOVE_SIMILARITY_OTHER_NAME
+                ),
+                reverse=True,
+            )
+            sources = (
+                named[:MOVE_SEARCH_FILES]
+                + deleted[:MOVE_SEARCH_FILES]
+                + [(status, old) for _, status, old in worded[:MOVE_SEARCH_FILES]]
+            )
         # Definitions that still exist under their name after the commit (in any file it
         # touched) were not moved here: a function whose body went into a new one while it
         # stayed as a wrapper makes the new one an extraction (introduced), not a move. (Found
