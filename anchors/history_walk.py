@@ -277,6 +277,11 @@ def _snippet_edits(
 _OBJECT_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 
 
+def _script_kin(a: str | None, b: str) -> bool:
+    """Whether `a` is `b`'s language, JavaScript and TypeScript counting as one."""
+    return a == b or {a, b} <= _OBJECT_LANGUAGES
+
+
 def _object_header(version: Version, symbol: Symbol) -> tuple[int, int] | None:
     """(first, last) line of the assignment that names the object literal `symbol` is a
     method of, from its start to the object's brace (`module.exports = {`), when the object is
@@ -795,7 +800,7 @@ class Walker:
                 if (
                     status != "D"
                     or old_path == cur.path  # (written back: below)
-                    or (there != language and not {there, language} <= _OBJECT_LANGUAGES)
+                    or (not _script_kin(there, language))
                 ):
                     continue
                 got = self.blobs.read(f"{grand[0]}:{old_path}")
@@ -1566,7 +1571,7 @@ class Walker:
             if status[:1] not in "AMRC" or new_path in besides:
                 continue
             there = language_for_path(new_path)
-            if there != language and not {there, language} <= _OBJECT_LANGUAGES:
+            if not _script_kin(there, language):
                 continue
             got = self.blobs.read(f"{sha}:{new_path}")
             if got is None or name not in got[1]:
@@ -1795,7 +1800,7 @@ class Walker:
             if status != "A" or path == new_path:
                 continue
             there = language_for_path(path)
-            if there != language and not {there, language} <= _OBJECT_LANGUAGES:
+            if not _script_kin(there, language):
                 continue
             added = self.blobs.version_at(sha, path)
             if added is not None and any(s.name in names for s in added.symbols):
@@ -2453,7 +2458,7 @@ def _move_sources(changes: list[tuple[str, str, str]], cur: State) -> list[tuple
 
 # Languages whose files a definition moves between as it is (JavaScript made TypeScript, C
 # code compiled as C++).
-_KINDRED = (frozenset({"javascript", "typescript", "tsx"}), frozenset({"c", "cpp"}))
+_KINDRED = (_OBJECT_LANGUAGES, frozenset({"c", "cpp"}))
 
 
 def _kindred(a: str | None, b: str) -> bool:
@@ -2898,7 +2903,7 @@ def _constructor_function(target: Found, old: Version) -> Found | None:
     return None
 
 
-_CLASS_SCRIPTS = frozenset({"javascript", "typescript", "tsx"})
+_CLASS_SCRIPTS = _OBJECT_LANGUAGES
 
 
 def _class_constructor(target: Found, namesake: Symbol, old: Version) -> Found | None:
