@@ -77,6 +77,10 @@ MOVE_TIE = 0.01
 REPLACED_SIMILARITY = 0.9
 # A symbol a commit before deleted, written back this alike, is the deleted one restored.
 RESTORED_SIMILARITY = 0.9
+# How many commits before a file was added are searched for one that deleted another file
+# holding the symbol (a file moved, or a definition moved, in two commits: see
+# `Walker.written_back`), along first parents.
+TWO_COMMIT_WINDOW = 8
 # How many of the file's earlier commits are searched for the one that deleted a definition a
 # commit wrote back (see `Walker.restored`).
 RESTORED_LOOKBACK = 16
@@ -778,24 +782,35 @@ class Walker:
             at = deleting
         return None
 
-    def written_back(self, parent: str, cur: State) -> tuple[list[str], str, State] | None:
+    def written_back(
+        self, sha: str, parent: str, cur: State
+    ) -> tuple[list[str], str, State] | None:
         """When the file, missing at `parent`, was added by the commit after it with the symbol
         that an earlier commit deleted, written back at least RESTORED_SIMILARITY alike: (what
         the commit changed of it, the commit the walk goes on from, the symbol there); None
         otherwise. Two such deletions, the nearer first:
-        - `parent` deleted another file holding the symbol: moved in two commits (cheerio's
+        - `parent`, or one of the TWO_COMMIT_WINDOW commits up to it along first parents,
+          deleted another file holding the symbol: moved in two commits (cheerio's
           3a08b06c deleted lib/api/parse.js, and aac4ec44, "moved parse" seven seconds later,
-          wrote its `exports.parse.update` into the new lib/parse.js as `exports.update`);
+          wrote its `exports.parse.update` into the new lib/parse.js as `exports.update`).
+          When git pairs the two files as a rename across both commits (at `LOOSE_RENAME`, as
+          for a move within one commit), the whole file went to the new path: a file-rename
+          (golang-lru's 6907130 deleted arc.go, and e456a3e added arc/arc.go, changed only
+          in its package line; yaml's ca3d523, "goyaml is now yaml.", deleted goyaml.go, and
+          5e76f7c, "Added missing yaml.go file", five commits later, added yaml.go);
         - this path's earlier life ended in a deletion (commons-text removed
           RandomStringGenerator.java for its 1.0 release and restored it, byte for byte, 114
           commits later). The file's own log stops where the file was added
           (`--remove-empty`): one more `git rev-list` finds the deletion. A file renamed away
           lived on under its new name, and is not looked at."""
         language = cur.found.version.language
-        grand = self.blobs.parents(parent)
         name = cur.found.short_name.encode()
-        if len(grand) == 1:
-            for status, old_path, _ in self.changes_of(grand[0], parent):
+        deleter = parent
+        for _ in range(TWO_COMMIT_WINDOW):
+            grand = self.blobs.parents(deleter)
+            if not grand:
+                break
+            for status, old_path, _ in self.changes_of(grand[0], deleter):
                 there = language_for_path(old_path)
                 if (
                     status != "D"
@@ -811,7 +826,13 @@ class Walker:
                 if back is not None:
                     kinds, found = back
                     renamed = ["rename"] if found.name != cur.found.name else []
-                    return ["move", *kinds, *renamed], grand[0], State.of(old_path, found)
+                    how = (
+                        "file-rename"
+                        if paired_loosely(self.root, grand[0], sha, old_path, cur.path, only=True)
+                        else "move"
+                    )
+                    return [how, *kinds, *renamed], grand[0], State.of(old_path, found)
+            deleter = grand[0]
         deleting = last_touched(self.root, parent, cur.path)
         if deleting is None:
             return None
@@ -1267,6 +1288,9 @@ class Walker:
         constructed = _constructor_function(target, old)
         if constructed is not None:
             return constructed
+        aliased = _aliased(target, old, new)
+        if aliased is not None:
+            return aliased
         present = {s.name for s in new.symbols} if new is not None else set()
         gone = [Found(s, old) for s in old.symbols if s.name not in present]
         # A vanished definition whose name appeared under another qualifier in the same commit
@@ -1753,7 +1777,7 @@ class Walker:
                 self.record(commit, kinds, cur)
             return resume, older
         back = (
-            self.written_back(parent, cur)
+            self.written_back(sha, parent, cur)
             if commit.old_blob is None and len(parents) == 1
             else None
         )
@@ -2984,6 +3008,29 @@ def _declaration_line(cur: State) -> bytes:
     sym = cur.found.symbol
     lines = cur.found.version.lines[sym.start_line - 1 : sym.end_line]
     return next((line.strip() for line in lines if name in line), name)
+
+
+def _aliased(target: Found, old: Version, new: Version | None) -> Found | None:
+    """When `target` is a new name given to a definition that had another (`exports.compile =
+    function` made `compile = exports.compile = function`: ejs's 43cdac02), the definition
+    under its older name: a name of the same span in the newer version that the older one
+    held."""
+    if new is None:
+        return None
+    mine = next((s for s in new.symbols if s.name == target.name), None)
+    if mine is None:
+        return None
+    others = {
+        s.name
+        for s in new.symbols
+        if s.name != mine.name and s.start_byte == mine.start_byte and s.end_byte == mine.end_byte
+    }
+    if not others:
+        return None
+    for sym in old.symbols:
+        if sym.name in others and compatible(sym, mine):
+            return Found(sym, old)
+    return None
 
 
 def _written_back(

@@ -53,9 +53,10 @@ def test_a_file_deleted_and_its_function_written_into_a_new_one_the_next_commit(
 ) -> None:
     """cheerio's 3a08b06c deleted lib/api/parse.js, and aac4ec44 ("moved parse", seven
     seconds later) wrote its `exports.parse.update` word for word into the new lib/parse.js
-    as `exports.update`: a move made in two commits. That path had been lib/api/parse.js's
-    before it was renamed away (525a1dfd): a file renamed away is not a deleted one written
-    back."""
+    as `exports.update`: the file moved in two commits (git pairs the two files across both,
+    so a file-rename, as a whole file moved in one commit is). That path had been
+    lib/api/parse.js's before it was renamed away (525a1dfd): a file renamed away is not a
+    deleted one written back."""
     r = Repo(tmp_path / "r")
     r.write("lib/parse.js", UPDATE.format(qualifier=""))
     born = r.commit("parse")
@@ -73,12 +74,39 @@ def test_a_file_deleted_and_its_function_written_into_a_new_one_the_next_commit(
     moved = r.commit("moved parse")
     history = symbol_history(r.path, "lib/parse.js", "exports.update")
     assert changes(history.commits) == [
-        (moved, ("rename", "move")),
+        (moved, ("rename", "file-rename")),
         (edited, ("body",)),
         (refactored, ("rename", "file-rename")),
         (born, ("introduced",)),
     ]
     assert history.commits[1].path == "lib/api/parse.js"
+
+
+def test_a_function_of_a_deleted_file_written_among_much_else_the_next_commit(
+    tmp_path: Path,
+) -> None:
+    """The same two commits, but the new file holds much else beside the function: git does
+    not pair the two files, so the function moved (not its file)."""
+    r = Repo(tmp_path / "r")
+    r.write("lib/api/parse.js", UPDATE.format(qualifier=".parse"))
+    born = r.commit("parse")
+    r.git("rm", "-q", "lib/api/parse.js")
+    r.write("lib/cheerio.js", "var x = 1;\n")
+    r.commit("manipulate now works")
+    others = "".join(
+        f"exports.step{index} = function(node, depth) {{\n"
+        f"  node.weight = {index} * node.weight + depth;\n"
+        f"  return render(node, 'step {index}', depth + {index});\n"
+        "};\n"
+        for index in range(12)
+    )
+    r.write("lib/dom.js", others + UPDATE.format(qualifier=""))
+    moved = r.commit("moved parse into dom")
+    history = symbol_history(r.path, "lib/dom.js", "exports.update")
+    assert changes(history.commits) == [
+        (moved, ("rename", "move")),
+        (born, ("introduced",)),
+    ]
 
 
 EXECUTOR = "package redis.clients.jedis{package};\n\npublic class {cls} {{\n{methods}}}\n"
