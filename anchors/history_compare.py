@@ -606,6 +606,7 @@ def differences(old: Found, new: Found) -> list[str]:
         a.name == b.name
         or _unqualified(old.version.flat(a.start_byte, a.body_start, a.short_name))
         != _unqualified(new.version.flat(b.start_byte, b.body_start, b.short_name))
+        and _heads_differ(old, new)
     ):
         kinds.append("signature")
     if (
@@ -666,6 +667,22 @@ def _unqualified(head: str) -> str:
 # What a call of the symbol's own name is made on when it is the symbol itself (recursion, or
 # an override calling the method it overrides), not a namesake of another object's.
 _OWN_RECEIVERS = frozenset({"self", "this", "cls", "Self", "super", "prototype"})
+
+
+def _heads_differ(old: Found, new: Found) -> bool:
+    """Whether the declarations of a symbol renamed between `old` and `new` still differ when
+    both names are read as the own in each: a parameter of the old name is no change
+    (cachetools' `def cache(cache, key=hashkey, lock=None)` renamed `def cached(cache, ...)`)."""
+    a, b = old.symbol, new.symbol
+    if a.short_name == b.short_name:
+        return True
+    old_head = old.version.source[a.start_byte : a.body_start]
+    new_head = new.version.source[b.start_byte : b.body_start]
+    if b.short_name.encode() not in old_head and a.short_name.encode() not in new_head:
+        return True
+    return _unqualified(
+        old.version.flat(a.start_byte, a.body_start, a.short_name, also=b.short_name)
+    ) != _unqualified(new.version.flat(b.start_byte, b.body_start, b.short_name, also=a.short_name))
 
 
 def _bodies_differ(old: Found, new: Found) -> bool:

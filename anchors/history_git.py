@@ -789,6 +789,25 @@ def paired_loosely(
     return False
 
 
+def files_named(root: StrPath, rev: str, stems: set[str]) -> list[str]:
+    """The paths of REV's tree whose file name without its extension is one of `stems`, or
+    whose directory of that name holds them as its module (`decorators/__init__.py`,
+    `decorators/index.js`, `decorators/mod.rs`)."""
+    out = run_git(["ls-tree", "-r", "-z", "--name-only", rev], root)[0]
+    found: list[str] = []
+    for raw in out.split(b"\0"):
+        if not raw:
+            continue
+        path = raw.decode("utf-8", "surrogateescape")
+        folder, base = os.path.split(path)
+        stem = os.path.splitext(base)[0]
+        if stem in stems or (
+            stem in ("__init__", "index", "mod") and os.path.basename(folder) in stems
+        ):
+            found.append(path)
+    return found
+
+
 def last_touched(root: StrPath, rev: str, path: str) -> str | None:
     """The newest commit, REV or an ancestor, that touched PATH (None when none did)."""
     out = run_git(["rev-list", "-1", rev, "--", path], root)[0].strip()

@@ -24,6 +24,7 @@ from anchors.history_git import (
     PathDiffs,
     TreeChanges,
     file_diffs,
+    files_named,
     last_touched,
     paired_loosely,
     shallow_commits,
@@ -77,6 +78,18 @@ MOVE_TIE = 0.01
 REPLACED_SIMILARITY = 0.9
 # A symbol a commit before deleted, written back this alike, is the deleted one restored.
 RESTORED_SIMILARITY = 0.9
+# A line that imports names from another module (Python's `from m import a`, JavaScript's
+# `import {a} from`, `require`, Rust's `use`), and the words of such a line that are not names.
+_IMPORTING = (b"import", b"require", b"use")
+# Every byte that is no part of a name, as a space (`line.translate(_NAME_BYTES).split()`: its
+# words; `re` is not imported on the command's path).
+_NAME_BYTES = bytes(
+    c if chr(c).isascii() and (chr(c).isalnum() or c == 95) else 32 for c in range(256)
+)
+_IMPORT_WORDS = frozenset(
+    {"import", "from", "require", "use", "as", "const", "let", "var", "crate", "self", "super",
+     "pub", "type", "default"}
+)  # fmt: skip
 # How many commits before a file was added are searched for one that deleted another file
 # holding the symbol (a file moved, or a definition moved, in two commits: see
 # `Walker.written_back`), along first parents.
@@ -1692,6 +1705,52 @@ class Walker:
                 return parents[0], there, None
         return None
 
+    def imported_from(self, commit: Commit, parent: str, cur: State) -> tuple[str, Found] | None:
+        """(path, definition) of the module the file imported the symbol's name from until
+        `commit`, which wrote the definition into the file instead and took the import out
+        (cachetools' 1a4d59a wrote `cache` and `cachedmethod` into `__init__.py` in place of
+        `from .decorators import cache, cachedmethod, cachekey`, decorators.py left unused
+        until a later commit deleted it): the definition there, of the symbol's last name and
+        kind and at least MOVE_SIMILARITY_SAME_NAME like it, moved here (a copy of it, the
+        original's own history going on). None otherwise."""
+        patch = commit.patch
+        if patch.old_blob in (None, "same") or patch.new_blob in (None, "same"):
+            return None
+        name = cur.found.short_name.encode()
+        before = self.blobs.peek(patch.old_blob)
+        if name not in before:
+            return None
+        after = set(self.blobs.peek(patch.new_blob).splitlines())
+        words: set[str] = set()
+        for line in before.splitlines():
+            if name not in line or line in after:
+                continue
+            said = set(line.translate(_NAME_BYTES).split())
+            if name in said and not said.isdisjoint(_IMPORTING):
+                words |= {w.decode("utf-8", "surrogateescape") for w in said}
+        words -= {name.decode(), *_IMPORT_WORDS}
+        if not words:
+            return None
+        language = cur.found.version.language
+        best: tuple[float, str, Found] | None = None
+        for path in files_named(self.root, parent, words):
+            if path == cur.path or not _kindred(language_for_path(path), language):
+                continue
+            got = self.blobs.read(f"{parent}:{path}")
+            if got is None or name not in got[1]:
+                continue
+            version = self.blobs.version_at(parent, path, language)
+            if version is None:
+                continue
+            for sym in version.symbols:
+                if sym.short_name != cur.found.short_name or not compatible(sym, cur.found.symbol):
+                    continue
+                found = Found(sym, version)
+                score = similarity(found, cur.found)
+                if score >= MOVE_SIMILARITY_SAME_NAME and (best is None or score > best[0]):
+                    best = (score, path, found)
+        return (best[1], best[2]) if best is not None else None
+
     def in_deleted_files(self, parent: str, sha: str, cur: State) -> Iterator[tuple[str, Found]]:
         """(path, definition) of each definition in the files of the symbol's language that
         commit `sha` (against `parent`) deleted, read as asked."""
@@ -1753,13 +1812,19 @@ class Walker:
             # Or from a file the commit made a build's output into an added file of its name
             # (superagent moved lib/client.js to src/client.js and committed babel's output of
             # it in lib/, now ignored): that file's source was renamed.
+            # Or from a file of the same name but for a kindred language's extension, beside
+            # it (yup's b97c39d rewrote src/object.js as the class of src/object.ts, 20% alike
+            # as wholes, with the rest of the library): the file was converted.
             added = any(s == "A" and new == cur.path for s, _, new in changes)
             how = (
                 "file-rename"
                 if added
                 and (
                     ("D", old_path, old_path) in changes
-                    and paired_loosely(self.root, parent, sha, old_path, cur.path)
+                    and (
+                        paired_loosely(self.root, parent, sha, old_path, cur.path)
+                        or _converted(old_path, cur.path)
+                    )
                     and not self.split_among(sha, parent, old_path, match, cur.path, changes)
                     or (
                         old_path in self.built(sha, parent, changes)
@@ -1776,6 +1841,10 @@ class Walker:
             if kinds:
                 self.record(commit, kinds, cur)
             return resume, older
+        imported = self.imported_from(commit, parent, cur) if len(parents) == 1 else None
+        if imported is not None:
+            self.arrived(commit, "move", cur, parent, *imported)
+            return None
         back = (
             self.written_back(sha, parent, cur)
             if commit.old_blob is None and len(parents) == 1
@@ -3008,6 +3077,17 @@ def _declaration_line(cur: State) -> bytes:
     sym = cur.found.symbol
     lines = cur.found.version.lines[sym.start_line - 1 : sym.end_line]
     return next((line.strip() for line in lines if name in line), name)
+
+
+def _converted(old_path: str, new_path: str) -> bool:
+    """Whether `new_path` is `old_path` with the extension of another language of its kin (a
+    JavaScript file made TypeScript, `object.js` to `object.ts`; C made C++)."""
+    old_stem, old_ext = os.path.splitext(old_path)
+    new_stem, new_ext = os.path.splitext(new_path)
+    if old_stem != new_stem or old_ext == new_ext:
+        return False
+    there, here = language_for_path(old_path), language_for_path(new_path)
+    return there is not None and here is not None and _kindred(there, here)
 
 
 def _aliased(target: Found, old: Version, new: Version | None) -> Found | None:
