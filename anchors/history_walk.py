@@ -189,6 +189,15 @@ class State:
     def of(cls, path: str, found: Found) -> State:
         sym, version = found.symbol, found.version
         outer = enclosing_definitions(version.symbols, sym.name)
+        if version.language in _OBJECT_LANGUAGES:
+            # Only those around it: a constructor function qualifies its prototype's methods
+            # (`Minimatch.prototype.match = function`) without holding them, and a small source
+            # read under its line would name what it holds for it (minimatch's older
+            # `Minimatch.prototype.match = match` and `function match` below it). (A Go
+            # method's type, declared apart from it, stays its header.)
+            outer = [
+                s for s in outer if s.start_byte <= sym.start_byte and s.end_byte >= sym.end_byte
+            ]
         if not outer and sym.kind == "method":
             # A Rust method's qualifier is its `impl` block's type, a definition named for the
             # whole `impl Trait for Type` line: the blocks around it are its qualifiers (their
@@ -410,14 +419,41 @@ def _rewrapped(patch: Patch, cur: State) -> bool:
             around.append((index, -1))
     if len({where for _, where in around}) < 2:
         return False  # (most commits: nothing both above and below it; no line read)
-    sides: list[set[int]] = [set(), set()]  # per side (removed, added): +1 opened above, -1 below
+    # Per side (removed, added): whether a hunk above opened a block, then whether one below
+    # closed one; the hunks below are read only for a side where one above did.
+    opened = [False, False]
     for index, where in around:
-        for side, lines in enumerate((patch.old_lines(index), patch.new_lines(index))):
-            text = b"".join(lines)
-            net = text.count(b"{") - text.count(b"}")
-            if net * where > 0:
-                sides[side].add(where)
-    return any(len(found) == 2 for found in sides)
+        if where == 1:
+            nets = _brace_nets(patch, index)
+            opened = [opened[0] or nets[0] > 0, opened[1] or nets[1] > 0]
+    if not any(opened):
+        return False
+    for index, where in around:
+        if where == -1:
+            nets = _brace_nets(patch, index)
+            if (opened[0] and nets[0] < 0) or (opened[1] and nets[1] < 0):
+                return True
+    return False
+
+
+def _brace_nets(patch: Patch, index: int) -> tuple[int, int]:
+    """The braces hunk `index` opened less those it closed, in the lines it removed and in
+    those it added (read in one pass over the hunk's text)."""
+    start, end = patch.bodies[index]
+    text = patch.raw[start:end]
+    if b"{" not in text and b"}" not in text:
+        return 0, 0
+    _, old_count, _, new_count = patch.hunks[index]
+    removed = added = 0
+    for line in text.split(b"\n"):
+        sign = line[:1]
+        if sign == b"-" and old_count:
+            old_count -= 1
+            removed += line.count(b"{") - line.count(b"}")
+        elif sign == b"+" and new_count:
+            new_count -= 1
+            added += line.count(b"{") - line.count(b"}")
+    return removed, added
 
 
 def _shift(line: int, hunks: list[Hunk]) -> int:
@@ -2729,9 +2765,9 @@ def _swapped_in(
     # Cheapest first: the text of the diff (most commits leave the namesake's declaration).
     if not _redeclared(old, patch, [namesake.symbol]):
         return None
-    candidates = [
-        s for s in old.symbols if s.short_name != target.short_name and compatible(s, target.symbol)
-    ]
+    # Of another name, or of the same last name under another qualifier (ini's bd7ccfd renamed
+    # `Section.MapTo` to `mapTo` and wrote `File.MapTo`'s code as the new `Section.MapTo`).
+    candidates = [s for s in old.symbols if s.name != target.name and compatible(s, target.symbol)]
     redeclared = _redeclared(old, patch, candidates)
     others = [s for s in candidates if s.name in redeclared]
     if not others:
