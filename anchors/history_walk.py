@@ -776,6 +776,13 @@ class Walker:
                 self.record(commit, ["file-rename"], cur)
                 self.arrivals.append(swapped)
                 continue
+            if older.found.name != cur.found.name and self.renamed_one_went_on(sha, older, cur):
+                # The definition it seemed renamed from went whole, under its name, into
+                # another file the commit wrote it into: that is where it went on, and this one
+                # is new here (markdown's ba147ca9 moved `MarkdownParser` into a legacy
+                # extension and wrote `BlockParser` in its place, 0.5 alike).
+                self.origin(commit, cur)
+                continue
             if older.found.short_name != cur.found.short_name and self.namesake_moved_here(
                 sha, cur
             ):
@@ -784,9 +791,32 @@ class Walker:
                 # (jsoup's `Element.nameIs` went to Node, where the alike `isNode` was dropped).
                 self.origin(commit, cur)
                 continue
+            if kinds and self.kept_by_a_dropped_parent(commit, cur):
+                # A merge git shows against one parent only (the other lacks the file's path):
+                # the other has the symbol as it is, under the file's older path.
+                kinds = []
             self.record(commit, kinds, cur)
             if parent is not None:
                 stack.append((parent, older))
+
+    def kept_by_a_dropped_parent(self, commit: Commit, cur: State) -> bool:
+        """Whether `commit` is a merge whose log shows fewer parents than it has (`--remove-
+        empty` drops one without the file), and a dropped one has the file under another path
+        that git pairs with it, holding the symbol unchanged: the merge only brought that side
+        in (request's b4c4c28 merged main.js's edit into the line that had renamed it index.js).
+        That side's walk is then that path's (queued here)."""
+        parents = self.blobs.parents(commit.sha)
+        if len(parents) < 2 or len(commit.parents) >= len(parents):
+            return False
+        kept = False
+        for parent in parents:
+            if parent in commit.parents:
+                continue
+            renamed = self.renamed_in_merge(commit.sha, parent, cur)
+            if renamed is not None and not renamed[0]:
+                self.arrivals.append((parent, renamed[1], None))
+                kept = True
+        return kept
 
     def restored(
         self, log: FileLog, commit: Commit, cur: State
@@ -1516,11 +1546,20 @@ class Walker:
     ) -> list[tuple[str, State]]:
         """A merge that touched the file: a change only if it differs from every parent."""
         follow: list[tuple[str, State]] = []
+        # Parents that have the file under another path (renamed on one side of the merge):
+        # their walks are that path's.
+        elsewhere: list[tuple[str, State, list[str]]] = []
         same_as_a_parent = False
         first: list[str] | None = None
         for parent in commit.parents:
             patch = merges.diff(commit.sha, parent)
             if patch.old_blob is None and patch.hunks:  # the file is not in this parent
+                renamed = self.renamed_in_merge(commit.sha, parent, cur)
+                if renamed is not None:
+                    kinds, older = renamed
+                    if not kinds and older.found.name == cur.found.name:
+                        same_as_a_parent = True
+                    elsewhere.append((parent, older, kinds))
                 continue
             attached = _attached(patch, cur, language)
             if patch.old_blob in (None, "same") or not (attached or _touches(cur, patch.hunks)):
@@ -1543,12 +1582,38 @@ class Walker:
             # The symbol is some parent's as it was: a definition of another name that a parent
             # without it has (what the rename search took for it there) never reached this
             # code, so that side is not followed under that name.
+            self.arrivals.extend(
+                (p, s, None) for p, s, _ in elsewhere if s.found.name == cur.found.name
+            )
             return [(p, s) for p, s in follow if s.found.name == cur.found.name]
+        self.arrivals.extend((p, s, None) for p, s, _ in elsewhere)
+        if first is None and elsewhere:
+            first = elsewhere[0][2]
         if first is not None:
             self.record(commit, first or ["body"], cur)
         elif not follow and not self.renamed_from_a_parent(commit, cur, commit.parents):
             self.record(commit, ["introduced"], cur)
         return follow
+
+    def renamed_in_merge(self, sha: str, parent: str, cur: State) -> tuple[list[str], State] | None:
+        """When merge `sha`'s `parent` has the symbol's file under another path, which git pairs
+        with it as renamed (the file renamed on the merge's other side, request's main.js made
+        index.js, while this side changed it): (what changed of the symbol against that
+        parent, the symbol there); None otherwise."""
+        for status, old_path, new_path in self.changes_of(parent, sha):
+            if status[:1] != "R" or new_path != cur.path:
+                continue
+            old = self.blobs.version_at(parent, old_path)
+            if old is None:
+                return None
+            match = self.locate(cur.found, old, self.blobs.version_at(sha, cur.path))
+            if match is None:
+                return None
+            kinds = differences(match, cur.found)
+            if match.name != cur.found.name:
+                kinds.insert(0, "rename")
+            return kinds, State.of(old_path, match)
+        return None
 
     def renamed_from_a_parent(self, commit: Commit, cur: State, parents: list[str]) -> bool:
         """Whether a parent of `commit` (which has the symbol at its path in none of them) has
@@ -1631,7 +1696,24 @@ class Walker:
                     hits.append((old_path, found))
         return hits[0] if len(hits) == 1 else None
 
+    def renamed_one_went_on(self, sha: str, older: Found | State, cur: State) -> bool:
+        """Whether the definition `cur` seemed renamed from in commit `sha` (`older`, in the
+        same file) was written by the commit, under its own qualified name, into another file
+        that had none, more like it there than `cur` is."""
+        was = older.found if isinstance(older, State) else older
+        parents = self.blobs.parents(sha)
+        if len(parents) != 1:
+            return False
+        went = self.lived_on(sha, parents[0], was, (cur.path, cur.path))
+        return went is not None and similarity(was, went) > similarity(was, cur.found)
+
     def lives_on(self, sha: str, parent: str, match: Found, besides: tuple[str, str]) -> bool:
+        """See `lived_on`."""
+        return self.lived_on(sha, parent, match, besides) is not None
+
+    def lived_on(
+        self, sha: str, parent: str, match: Found, besides: tuple[str, str]
+    ) -> Found | None:
         """Whether commit `sha` wrote a definition of `match`'s qualified name and kind into a
         file other than `besides` that had none before: the old definition went on there, and
         what took its place in the renamed file was made out of it (jedis's 0d772988 renamed
@@ -1650,14 +1732,20 @@ class Walker:
             if got is None or name not in got[1]:
                 continue
             after = self.blobs.version_at(sha, new_path)
-            if after is None or not any(
-                s.name == match.name and compatible(s, match.symbol) for s in after.symbols
-            ):
+            namesake = next(
+                (
+                    s
+                    for s in (after.symbols if after is not None else [])
+                    if s.name == match.name and compatible(s, match.symbol)
+                ),
+                None,
+            )
+            if after is None or namesake is None:
                 continue
             before = self.blobs.version_at(parent, old_path) if status[:1] != "A" else None
             if before is None or not any(s.name == match.name for s in before.symbols):
-                return True
-        return False
+                return Found(namesake, after)
+        return None
 
     def arrived_renamed(
         self,
