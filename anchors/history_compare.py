@@ -892,6 +892,12 @@ def _bodied(symbol: Symbol) -> bool:
     return symbol.body_start < symbol.end_byte
 
 
+def one_name(a: str, b: str, language: str) -> bool:
+    """Whether two last name parts name the same thing: equal, or in Go equal but for the case
+    of the first letter (exported or not)."""
+    return a == b or (language == "go" and a[:1].swapcase() + a[1:] == b)
+
+
 def best_match(
     target: Found, candidates: list[Found], same_name: float, other_name: float
 ) -> tuple[Found, float] | None:
@@ -900,7 +906,8 @@ def best_match(
     # A candidate of the target's name more than 0.7 alike scores over 1.0, which no other name
     # reaches: the others need no comparing (a file split into many: hundreds of definitions
     # gone, each one's tokens walked, when the one of the same name is plainly it).
-    named = [c for c in candidates if c.short_name == target.short_name]
+    language = target.version.language
+    named = [c for c in candidates if one_name(c.short_name, target.short_name, language)]
     named_best = _best(target, named, same_name, other_name)
     if named_best is not None and named_best[2] > 0.7:
         return named_best[1], named_best[2]
@@ -913,10 +920,13 @@ def _best(
 ) -> tuple[float, Found, float] | None:
     """(score, candidate, similarity) of the first best-scoring candidate (see `best_match`)."""
     best: tuple[float, Found, float] | None = None
+    language = target.version.language
     for cand in candidates:
         if not compatible(cand.symbol, target.symbol):
             continue
-        named = cand.short_name == target.short_name
+        # (In Go, a name exported or unexported as it moved is the same name: go-playground's
+        # validator moved `notBlank` into a package of its own as `NotBlank`.)
+        named = one_name(cand.short_name, target.short_name, language)
         sim = similarity(cand, target)
         if sim < (same_name if named else other_name):
             continue

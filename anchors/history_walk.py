@@ -13,6 +13,7 @@ from anchors.history_compare import (
     differences,
     enclosing_definitions,
     flat_text,
+    one_name,
     similarity,
 )
 from anchors.history_git import (
@@ -365,12 +366,6 @@ def _layout(code: bytes) -> list[tuple[bytes, bytes]]:
 
 
 _CHECK_FAST = bool(os.environ.get("TETHER_CHECK_FAST"))
-
-
-def _same_name(a: str, b: str, language: str) -> bool:
-    """Whether two last name parts name the same thing: equal, or in Go equal but for the case
-    of the first letter (exported or not)."""
-    return a == b or (language == "go" and a[:1].swapcase() + a[1:] == b)
 
 
 def _indent(line: bytes) -> bytes:
@@ -1425,7 +1420,7 @@ class Walker:
         same_short = [
             f
             for f in gone
-            if _same_name(f.short_name, target.short_name, old.language)
+            if one_name(f.short_name, target.short_name, old.language)
             and compatible(f.symbol, target.symbol)
         ]
         if len(same_short) == 1:
@@ -2651,12 +2646,12 @@ def _stem(path: str) -> str:
 
 
 def _same_qualified(a: str, b: str, language: str) -> bool:
-    """Whether two qualified names name the same thing, part by part (see `_same_name`)."""
+    """Whether two qualified names name the same thing, part by part (see `one_name`)."""
     if a == b:
         return True
     parts_a, parts_b = a.split("."), b.split(".")
     return len(parts_a) == len(parts_b) and all(
-        _same_name(x, y, language) for x, y in zip(parts_a, parts_b, strict=True)
+        one_name(x, y, language) for x, y in zip(parts_a, parts_b, strict=True)
     )
 
 
