@@ -789,6 +789,30 @@ def paired_loosely(
     return False
 
 
+def paired_with(root: StrPath, parent: str, sha: str, olds: list[str], new: str) -> str | None:
+    """Which of the files `olds` (in `parent`) git's rename detection, at `LOOSE_RENAME`
+    similarity and among these files alone, pairs with the file `new` of commit `sha` (an older
+    commit than `sha`'s parent: a file deleted by one commit and added under another path by a
+    later one); None when none."""
+    out = run_git(
+        ["diff-tree", "-r", f"-M{LOOSE_RENAME}", "--no-commit-id", "--name-status", "-z",
+         parent, sha, "--", *olds, new],
+        root,
+    )[0]  # fmt: skip
+    fields = out.split(b"\0")
+    at = 0
+    wanted = new.encode("utf-8", "surrogateescape")
+    while at < len(fields) - 1:
+        status = fields[at]
+        if status[:1] in (b"R", b"C"):
+            if status[:1] == b"R" and fields[at + 2] == wanted:
+                return fields[at + 1].decode("utf-8", "surrogateescape")
+            at += 3
+        else:
+            at += 2
+    return None
+
+
 def files_named(root: StrPath, rev: str, stems: set[str]) -> list[str]:
     """The paths of REV's tree whose file name without its extension is one of `stems`, or
     whose directory of that name holds them as its module (`decorators/__init__.py`,

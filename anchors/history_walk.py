@@ -28,6 +28,7 @@ from anchors.history_git import (
     files_named,
     last_touched,
     paired_loosely,
+    paired_with,
     shallow_commits,
 )
 from anchors.history_lexical import code_of, plain_at
@@ -95,6 +96,9 @@ _IMPORT_WORDS = frozenset(
 # holding the symbol (a file moved, or a definition moved, in two commits: see
 # `Walker.written_back`), along first parents.
 TWO_COMMIT_WINDOW = 8
+# At most this many of one commit's deleted files are offered to git's rename detection for a
+# file added a few commits later.
+TWO_COMMIT_FILES = 64
 # How many of the file's earlier commits are searched for the one that deleted a definition a
 # commit wrote back (see `Walker.restored`).
 RESTORED_LOOKBACK = 16
@@ -884,6 +888,7 @@ class Walker:
             grand = self.blobs.parents(deleter)
             if not grand:
                 break
+            others: list[str] = []  # deleted files of its kind where it was not found so
             for status, old_path, _ in self.changes_of(grand[0], deleter):
                 there = language_for_path(old_path)
                 if (
@@ -894,6 +899,7 @@ class Walker:
                     continue
                 got = self.blobs.read(f"{grand[0]}:{old_path}")
                 if got is None or name not in got[1]:
+                    others.append(old_path)
                     continue
                 before = self.blobs.version_at(grand[0], old_path, language)
                 back = _written_back(before, cur) if before is not None else None
@@ -906,6 +912,27 @@ class Walker:
                         else "move"
                     )
                     return [how, *kinds, *renamed], grand[0], State.of(old_path, found)
+                others.append(old_path)
+            # A deleted file git pairs with this one across the commits: the file was renamed
+            # in two commits, and the symbol is looked for in it as in a rename (luxon's
+            # c0299464 deleted weeks.js, and 9822db63, "add missing file", added
+            # conversions.js, where `Weeks.toGregorian` became `Conversions.weekToGregorian`).
+            paired = (
+                paired_with(self.root, grand[0], sha, others[:TWO_COMMIT_FILES], cur.path)
+                if others
+                else None
+            )
+            if paired is not None:
+                before = self.blobs.version_at(grand[0], paired, language)
+                match = (
+                    self.locate(cur.found, before, self.blobs.version_at(sha, cur.path))
+                    if before is not None
+                    else None
+                )
+                if match is not None:
+                    kinds = differences(match, cur.found)
+                    renamed = ["rename"] if match.name != cur.found.name else []
+                    return ["file-rename", *kinds, *renamed], grand[0], State.of(paired, match)
             deleter = grand[0]
         deleting = last_touched(self.root, parent, cur.path)
         if deleting is None:
