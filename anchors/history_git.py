@@ -202,6 +202,44 @@ class BlobReader:
             self._proc = None
 
 
+class ParentReader:
+    """Commits' parents as recorded (not rewritten), from a `git cat-file --batch` of their own:
+    asked of BlobReader's, a commit's answer waits behind the blobs read ahead there."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self._root = root
+        self._proc: GitProcess | None = None
+        self._known: dict[str, list[str]] = {}
+
+    def parents(self, sha: str) -> list[str]:
+        known = self._known.get(sha)
+        if known is not None:
+            return known
+        if self._proc is None:
+            self._proc = GitProcess(["cat-file", "--batch"], self._root, stdin=True)
+        proc = self._proc
+        assert proc.stdin is not None
+        proc.stdin.write(sha.encode() + b"\n")
+        proc.stdin.flush()
+        fields = proc.stdout.readline().split()
+        parents: list[str] = []
+        if len(fields) == 3 and fields[2].isdigit():
+            data = proc.stdout.read(int(fields[2]) + 1)[:-1]
+            if fields[1] == b"commit":
+                for line in data.split(b"\n"):
+                    if not line:
+                        break  # the end of the headers
+                    if line.startswith(b"parent "):
+                        parents.append(line[7:].decode())
+        self._known[sha] = parents
+        return parents
+
+    def close(self) -> None:
+        if self._proc is not None:
+            self._proc.close(kill=True)
+            self._proc = None
+
+
 Hunk = tuple[int, int, int, int]  # (old_start, old_count, new_start, new_count), as git says
 
 

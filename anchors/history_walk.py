@@ -21,6 +21,7 @@ from anchors.history_git import (
     Commit,
     FileLog,
     Hunk,
+    ParentReader,
     Patch,
     PathDiffs,
     TreeChanges,
@@ -569,6 +570,9 @@ class Walker:
         self._built: dict[str, set[str]] = {}  # per commit: see `built`
         # What commits changed (renames found), asked of one git process for the whole walk.
         self.tree = TreeChanges(root)
+        # Commits' recorded parents, for merges a file's log shows with fewer (see
+        # `kept_by_a_dropped_parent`).
+        self.recorded = ParentReader(root)
         # Renames asked by `start_renamed`, read by `finish_renamed`: (parent, commit, the
         # file's path then).
         self.pending: dict[tuple[str, str, str], None] = {}
@@ -614,6 +618,7 @@ class Walker:
         self.early.clear()
         self.pending.clear()
         self.tree.close()
+        self.recorded.close()
 
     def start_renamed(self, log: FileLog, path: str) -> None:
         """Start the walk of the file PATH was renamed from, before the walk gets there: when
@@ -804,7 +809,7 @@ class Walker:
         that git pairs with it, holding the symbol unchanged: the merge only brought that side
         in (request's b4c4c28 merged main.js's edit into the line that had renamed it index.js).
         That side's walk is then that path's (queued here)."""
-        parents = self.blobs.parents(commit.sha)
+        parents = self.recorded.parents(commit.sha)
         if len(parents) < 2 or len(commit.parents) >= len(parents):
             return False
         kept = False
