@@ -204,35 +204,55 @@ class BlobReader:
 
 class ParentReader:
     """Commits' parents as recorded (not rewritten), from a `git cat-file --batch` of their own:
-    asked of BlobReader's, a commit's answer waits behind the blobs read ahead there."""
+    asked of BlobReader's, a commit's answer waits behind the blobs read ahead there. Asked
+    ahead (`prefetch`) of the walk, answers are read in order as needed."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self._root = root
         self._proc: GitProcess | None = None
         self._known: dict[str, list[str]] = {}
+        self._waiting: list[str] = []  # asked, not read yet, in the order asked
+        self._asked: set[str] = set()
+
+    def _ask(self, shas: list[str]) -> None:
+        if self._proc is None:
+            self._proc = GitProcess(["cat-file", "--batch"], self._root, stdin=True)
+        assert self._proc.stdin is not None
+        for sha in shas:
+            if sha not in self._asked:
+                self._asked.add(sha)
+                self._waiting.append(sha)
+                self._proc.stdin.write(sha.encode() + b"\n")
+        self._proc.stdin.flush()
+
+    def prefetch(self, shas: list[str]) -> None:
+        """Ask for commits the walk may ask about soon."""
+        # A small window: git writes answers ahead only while the pipe holds them.
+        if len(self._waiting) < 64:
+            self._ask(shas[: 64 - len(self._waiting)])
 
     def parents(self, sha: str) -> list[str]:
         known = self._known.get(sha)
         if known is not None:
             return known
-        if self._proc is None:
-            self._proc = GitProcess(["cat-file", "--batch"], self._root, stdin=True)
+        if sha not in self._asked:
+            self._ask([sha])
         proc = self._proc
-        assert proc.stdin is not None
-        proc.stdin.write(sha.encode() + b"\n")
-        proc.stdin.flush()
-        fields = proc.stdout.readline().split()
-        parents: list[str] = []
-        if len(fields) == 3 and fields[2].isdigit():
-            data = proc.stdout.read(int(fields[2]) + 1)[:-1]
-            if fields[1] == b"commit":
-                for line in data.split(b"\n"):
-                    if not line:
-                        break  # the end of the headers
-                    if line.startswith(b"parent "):
-                        parents.append(line[7:].decode())
-        self._known[sha] = parents
-        return parents
+        assert proc is not None
+        while self._waiting and sha not in self._known:
+            asked = self._waiting.pop(0)
+            fields = proc.stdout.readline().split()
+            parents: list[str] = []
+            if len(fields) == 3 and fields[2].isdigit():
+                data = proc.stdout.read(int(fields[2]) + 1)[:-1]
+                if fields[1] == b"commit":
+                    for line in data.split(b"\n"):
+                        if not line:
+                            break  # the end of the headers
+                        if line.startswith(b"parent "):
+                            parents.append(line[7:].decode())
+            self._known[asked] = parents
+        return self._known.get(sha, [])
 
     def close(self) -> None:
         if self._proc is not None:

@@ -709,15 +709,16 @@ class Walker:
                 continue
             # The older versions the walk will most likely read next, read out of git meanwhile.
             walked += 1
-            if log.raw and walked % PREFETCH == 1:
-                log.poll()
-                self.blobs.prefetch(
-                    [
-                        blob
-                        for c in log.upcoming(walked, 2 * PREFETCH)
-                        if c.patch.lazy and (blob := c.patch.old_blob)
-                    ]
-                )
+            if walked % PREFETCH == 1:
+                if log.raw:
+                    log.poll()
+                upcoming = log.upcoming(walked, 2 * PREFETCH)
+                if log.raw:
+                    self.blobs.prefetch(
+                        [blob for c in upcoming if c.patch.lazy and (blob := c.patch.old_blob)]
+                    )
+                # (Their recorded parents, asked for each change: see `kept_by_a_dropped_parent`.)
+                self.recorded.prefetch([c.sha for c in upcoming if len(c.parents) == 1])
             if len(commit.parents) > 1:
                 stack.extend(self.merge(commit, cur, merges, language))
                 continue
