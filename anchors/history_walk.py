@@ -2201,17 +2201,19 @@ class Walker:
                 ),
                 key=lambda source: os.path.dirname(source[1]) != folder,
             )
-            # And a changed file whose diff removed most of the symbol's body words (under
-            # another name: commons-jexl's 8da71bd4, of 40 files, moved
+            # And a changed or renamed file whose diff removed most of the symbol's body words
+            # (under another name: commons-jexl's 8da71bd4, of 40 files, moved
             # `JexlEngine.cleanExpression` to `Engine.trimSource`, and JexlEngine.java's diff
-            # does not name `trimSource`), the likeliest first.
+            # does not name `trimSource`; commons-exec's 0d1dbf85, of 18, moved the renamed
+            # Environment.java's `getVariables` into a new file as `toStrings`), the likeliest
+            # first.
             words = _body_words(cur.found)
             total = sum(words.values())
             worded = sorted(
                 (
                     (share, status, old)
                     for status, old in sources
-                    if status[0] == "M" and (status, old) not in named and total
+                    if status[0] in "MR" and (status, old) not in named and total
                     if (share := _shared(words, _diff_side(diffs.get(old, b""), b"-")) / total)
                     >= MOVE_SIMILARITY_OTHER_NAME
                 ),

@@ -55,3 +55,30 @@ def test_a_move_under_a_new_name_in_a_commit_of_many_files(tmp_path: Path) -> No
     assert [sha for sha, _ in changes(history.commits)] == [moved, born]
     assert {"move", "rename"} <= set(history.commits[0].changes)
     assert history.commits[1].symbol == "JexlEngine.cleanExpression"
+
+
+def test_a_move_under_a_new_name_out_of_a_renamed_file_in_a_commit_of_many(
+    tmp_path: Path,
+) -> None:
+    """commons-exec's 0d1dbf85 (18 files) renamed Environment.java to
+    DefaultProcessingEnvironment.java and moved its `getVariables` into a new
+    EnvironmentUtil.java as `toStrings`: the search by body words looked at changed files only,
+    not renamed ones."""
+    r = Repo(tmp_path / "r")
+    old = CLEAN.format(mods="public", name="getVariables", space="isSpace")
+    shared = "".join(f"    public int field{index} = {index};\n" for index in range(40))
+    r.write("src/Environment.java", _class("Environment", shared + "\n" + old))
+    for index in range(12):
+        r.write(f"src/Node{index}.java", _class(f"Node{index}", f"    int id = {index};\n"))
+    born = r.commit("exec")
+    (r.path / "src/Environment.java").unlink()
+    r.write("src/DefaultProcessingEnvironment.java", _class("DefaultProcessingEnvironment", shared))
+    new = CLEAN.format(mods="public static", name="toStrings", space="isSpace")
+    r.write("src/EnvironmentUtil.java", _class("EnvironmentUtil", new))
+    for index in range(12):
+        r.write(f"src/Node{index}.java", _class(f"Node{index}", f"    long id = {index};\n"))
+    moved = r.commit("Patch replacing Environment class with Map")
+    history = symbol_history(r.path, "src/EnvironmentUtil.java", "EnvironmentUtil.toStrings")
+    assert [sha for sha, _ in changes(history.commits)] == [moved, born]
+    assert {"move", "rename"} <= set(history.commits[0].changes)
+    assert history.commits[1].symbol == "Environment.getVariables"
