@@ -817,18 +817,13 @@ class TreeChanges:
             self._proc = None
 
 
-def paired_loosely(
-    root: StrPath, parent: str, sha: str, old: str, new: str, only: bool = False
-) -> bool:
+def paired_loosely(root: StrPath, parent: str, sha: str, old: str, new: str) -> bool:
     """Whether git's rename detection over the whole commit, at `LOOSE_RENAME` similarity
     instead of its default 50%, pairs the file `old` that `sha` deleted with the file `new` it
-    added (each file is paired once, with the one most like it). With `only`, the two files
-    alone are compared (`parent` may then be an older commit than `sha`'s parent: a file
-    deleted by one commit and added under another path by the next)."""
-    paths = ["--", old, new] if only else []
+    added (each file is paired once, with the one most like it)."""
     out = run_git(
         ["diff-tree", "-r", f"-M{LOOSE_RENAME}", "--no-commit-id", "--name-status", "-z",
-         parent, sha, *paths],
+         parent, sha],
         root,
     )[0]  # fmt: skip
     fields = out.split(b"\0")

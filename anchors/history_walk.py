@@ -914,7 +914,7 @@ class Walker:
                     renamed = ["rename"] if found.name != cur.found.name else []
                     how = (
                         "file-rename"
-                        if paired_loosely(self.root, grand[0], sha, old_path, cur.path, only=True)
+                        if paired_with(self.root, grand[0], sha, [old_path], cur.path) == old_path
                         else "move"
                     )
                     return [how, *kinds, *renamed], grand[0], State.of(old_path, found)
