@@ -781,7 +781,9 @@ class Walker:
                 self.record(commit, ["file-rename"], cur)
                 self.arrivals.append(swapped)
                 continue
-            if older.found.name != cur.found.name and self.renamed_one_went_on(sha, older, cur):
+            if older.found.name != cur.found.name and self.renamed_one_went_on(
+                sha, older.found, cur
+            ):
                 # The definition it seemed renamed from went whole, under its name, into
                 # another file the commit wrote it into: that is where it went on, and this one
                 # is new here (markdown's ba147ca9 moved `MarkdownParser` into a legacy
@@ -1724,12 +1726,11 @@ class Walker:
                     hits.append((old_path, found))
         return hits[0] if len(hits) == 1 else None
 
-    def renamed_one_went_on(self, sha: str, older: Found | State, cur: State) -> bool:
-        """Whether the definition `cur` seemed renamed from in commit `sha` (`older`, in the
-        same file) was written by the commit, under its own qualified name, into another file
-        that had none, more like it there than `cur` is."""
-        was = older.found if isinstance(older, State) else older
-        parents = self.blobs.parents(sha)
+    def renamed_one_went_on(self, sha: str, was: Found, cur: State) -> bool:
+        """Whether the definition `cur` seemed renamed from in commit `sha` (`was`, in the same
+        file) was written by the commit, under its own qualified name, into another file that
+        had none, more like it there than `cur` is."""
+        parents = self.recorded.parents(sha)
         if len(parents) != 1:
             return False
         went = self.lived_on(sha, parents[0], was, (cur.path, cur.path))
