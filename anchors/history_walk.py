@@ -2481,7 +2481,10 @@ class Walker:
         definition of that name more like it (jackson moved `ThreadLocalRecyclerPool` with its
         `acquireBufferRecycler` into BufferRecyclerPool.java as `ThreadLocalPool` and wrote
         `LockFreePool` and others there, each with an `acquireBufferRecycler`: the moved method
-        is ThreadLocalPool's, LockFreePool's is new). Not asked of commits touching many
+        is ThreadLocalPool's, LockFreePool's is new). Of the symbol's whole qualified name,
+        only another of that name counts (memchr's 93662e7 rewrote each iterator's `next` as it
+        moved them into one file: the old `Memchr.next` is more like the new `Memchr2.next` than
+        like the new `Memchr.next`, which is still its later version). Not asked of commits touching many
         files. Not a copy beside the symbol's file when the symbol is a copy of it under its name
         (REPLACED_SIMILARITY alike): copies for two builds share its past (see
         `went_elsewhere`)."""
@@ -2502,6 +2505,7 @@ class Walker:
             not (path == cur.path and found.name == cur.found.name)
             and not (copies and os.path.dirname(path) == here)
             and (not namesake or found.short_name == gone.short_name)
+            and (gone.name != cur.found.name or found.name == gone.name)
             and compatible(found.symbol, gone.symbol)
             and similarity(gone, found) > alike
             for path, found in self.appeared(sha, parent, files, cur.path)

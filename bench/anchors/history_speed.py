@@ -11,18 +11,23 @@ tether is timed twice: with it (every run after the first in a repository) and w
 background). The repository itself has no commit-graph of git's (as after `git clone`).
 `--against DIR` also times another source tree of tether (e.g. `git archive` of an older commit
 unpacked in DIR) in the same rounds, for a before/after comparison on an equally busy machine.
+`--span` also times `git log -L` chained by hand over tether's answer: where tether's history goes
+on in a file or under a name that git's stopped short of (a function moved from another file, a
+rename git did not follow), one more `git log -L` from the newest commit of that stretch, the
+times summed (what a user of git alone would run, once they knew where to look).
 `--random REPO:N:SEED` (repeatable) times N functions drawn at random instead (the agreement
 check's pool: functions and methods of 6+ lines defined once in their file, in files of 20+
 commits, shuffled with `random.Random(SEED)`), skipping those `git log -L :NAME:PATH` cannot
 find.
 
     .venv/bin/python -m bench.anchors.history_speed [--rounds N] [--only TEXT] [--against DIR]
-        [--random REPO:N:SEED ...]
+        [--random REPO:N:SEED ...] [--span]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -98,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="N random functions of REPO instead (repeat it for several repositories)",
     )
+    ap.add_argument(
+        "--span", action="store_true", help="also git log -L chained over tether's answer"
+    )
     args = ap.parse_args(argv)
     cases = CASES
     if args.random:
@@ -107,12 +115,14 @@ def main(argv: list[str] | None = None) -> int:
     cpu_ratios: list[float] = []
     against: list[float] = []
     cold: list[float] = []
+    span_ratios: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         attributes = Path(tmp) / "attributes"
         attributes.write_text(ATTRIBUTES)
         head = f"{'function':58} {'commits':>7} {'tether':>9} {'git -L':>9} {'ratio':>6}"
         head += f" {'cpu':>7} {'cpu -L':>7} {'ratio':>6} {'no graph':>9} {'ratio':>6}"
-        print(head + (f" {'other':>9} {'new/other':>9}" if args.against else ""))
+        head += f" {'other':>9} {'new/other':>9}" if args.against else ""
+        print(head + (f" {'git span':>9} {'ratio':>6} {'runs':>4}" if args.span else ""))
         for repo_name, path, symbol in cases:
             label = f"{repo_name}:{path}::{symbol}"
             if args.only not in label:
@@ -138,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.against:
                 commands.append([*_launcher(args.against.resolve()), *tail])
             envs = [ENV, ENV, NO_GRAPH, ENV][: len(commands)]
+            chained = _chained(repo, attributes, [tether, *tail]) if args.span else []
             try:
                 for cmd, env in zip(commands, envs, strict=True):  # warm the page cache
                     _time(cmd, repo, env)
@@ -145,9 +156,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"skip {label}: {exc}")
                 continue
             times: list[list[tuple[float, float]]] = [[] for _ in commands]
+            spans: list[float] = []
             for _ in range(args.rounds):
                 for cmd, env, into in zip(commands, envs, times, strict=True):
                     into.append(_time(cmd, repo, env))
+                if chained:
+                    spans.append(sum(_time(cmd, repo)[0] for cmd in chained))
             med = [statistics.median(w for w, _ in t) for t in times]
             cpu = [statistics.median(c for _, c in t) for t in times]
             ratios.append(med[0] / med[1])
@@ -159,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.against:
                 against.append(med[0] / med[3])
                 line += f" {med[3] * 1000:7.0f}ms {med[0] / med[3]:9.2f}"
+            if spans:
+                span = statistics.median(spans)
+                span_ratios.append(med[0] / span)
+                line += f" {span * 1000:7.0f}ms {med[0] / span:6.2f} {len(chained):4}"
             print(line, flush=True)
     if ratios:
         print(f"median ratio tether/git-log-L: {statistics.median(ratios):.2f}", end=" ")
@@ -166,6 +184,39 @@ def main(argv: list[str] | None = None) -> int:
         print(f"without the commit-graph: {statistics.median(cold):.2f}")
     if against:
         print(f"median ratio tether/other: {statistics.median(against):.2f}")
+    if span_ratios:
+        print(
+            f"median ratio tether/git-log-L over the same span: {statistics.median(span_ratios):.2f}"
+        )
+    return 0
+
+
+def _chained(repo: Path, attributes: Path, tether: list[str]) -> list[list[str]]:
+    """The `git log -L` commands that together cover tether's answer (see `--span`): the first
+    from HEAD, then one from the newest commit of each stretch (a path and name) none of whose
+    commits the commands before it listed."""
+    answer = json.loads(subprocess.run(tether, cwd=repo, capture_output=True, check=True).stdout)
+    stretches: list[tuple[str, str, list[str]]] = []
+    for entry in answer["commits"]:
+        key = (entry["path"], entry["symbol"])
+        if stretches and stretches[-1][:2] == key:
+            stretches[-1][2].append(entry["commit"])
+        else:
+            stretches.append((*key, [entry["commit"]]))
+    commands: list[list[str]] = []
+    listed: set[str] = set()
+    for index, (path, symbol, shas) in enumerate(stretches):
+        if index and listed.intersection(shas):
+            continue
+        short = symbol.rsplit(".", 1)[-1]
+        cmd = ["git", "-c", f"core.attributesFile={attributes}", "log", "-L",
+               f":{short}:{path}", "--format=commit %H", "HEAD" if not index else shas[0]]  # fmt: skip
+        run = subprocess.run(cmd, cwd=repo, capture_output=True, text=True)
+        if run.returncode != 0:  # (a name git's function pattern does not find there)
+            continue
+        listed.update(line[7:] for line in run.stdout.splitlines() if line.startswith("commit "))
+        commands.append(cmd)
+    return commands
     return 0
 
 
