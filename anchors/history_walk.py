@@ -941,6 +941,10 @@ class Walker:
                     kinds = differences(match, cur.found)
                     renamed = ["rename"] if match.name != cur.found.name else []
                     return ["file-rename", *kinds, *renamed], grand[0], State.of(paired, match)
+            if len(grand) > 1:
+                dropped = self.dropped_in_merge(deleter, grand, sha, cur)
+                if dropped is not None:
+                    return dropped
             deleter = grand[0]
         deleting = last_touched(self.root, parent, cur.path)
         if deleting is None:
@@ -958,6 +962,39 @@ class Walker:
         if back is None:
             return None
         return back[0], parents[0], State.of(cur.path, back[1])
+
+    def dropped_in_merge(
+        self, merge: str, parents: list[str], sha: str, cur: State
+    ) -> tuple[list[str], str, State] | None:
+        """When `merge` (one of the commits up to the one before `sha`, which added the file)
+        left out a file of the symbol's file name that another of its parents had, holding the
+        symbol at least RESTORED_SIMILARITY alike: the file moved in two commits, across the
+        merge (what `sha` changed of it, the parent to go on from, the symbol there). A
+        repository merged into another: crossbeam's ac2f9a61 merged crossbeam-skiplist's
+        history keeping only its own tree, and d9b1e342, "Merge remaining subcrates", added
+        its src/base.rs as crossbeam-skiplist/src/base.rs. A file the merge kept as that parent
+        had it was merged in, not moved. Lists those parents' trees: asked only where a
+        history would end at a file added within TWO_COMMIT_WINDOW commits of a merge."""
+        language = cur.found.version.language
+        name = cur.found.short_name.encode()
+        stem, extension = os.path.splitext(os.path.basename(cur.path))
+        for other in parents[1:]:
+            for path in files_named(self.root, other, {stem}):
+                if path == cur.path or not path.endswith(extension):
+                    continue
+                got = self.blobs.read(f"{other}:{path}")
+                if got is None or name not in got[1]:
+                    continue
+                kept = self.blobs.read(f"{merge}:{path}")
+                if kept is not None and kept[1] == got[1]:
+                    continue
+                before = self.blobs.version_at(other, path, language)
+                back = _written_back(before, cur) if before is not None else None
+                if back is not None:
+                    kinds, found = back
+                    renamed = ["rename"] if found.name != cur.found.name else []
+                    return ["file-rename", *kinds, *renamed], other, State.of(path, found)
+        return None
 
     def kept(self, patch: Patch, cur: State, language: str) -> State | None:
         """The symbol in the parent's file when its text shows it unchanged there (see

@@ -62,7 +62,10 @@ SUPPORTED: dict[str, LanguageSpec] = {
             block_types=frozenset({"block"}),
         ),
         LanguageSpec(
-            "javascript", (".js", ".mjs", ".cjs", ".jsx"), "tree_sitter_javascript", "language"
+            "javascript",
+            (".js", ".mjs", ".cjs", ".jsx", ".es6"),
+            "tree_sitter_javascript",
+            "language",
         ),
         LanguageSpec(
             "typescript", (".ts", ".mts", ".cts"), "tree_sitter_typescript", "language_typescript"

@@ -52,10 +52,10 @@ def test_a_go_method_of_a_generic_type_is_named_by_its_type() -> None:
 
 
 def test_module_and_typescript_module_files_are_read() -> None:
-    """markdown-it's sources were `.mjs` for a while: the lookup (and the sweep, which takes
-    the language from it) had no language for them."""
+    """markdown-it's sources were `.mjs` for a while, postcss's `.es6`: the lookup (and the
+    sweep, which takes the language from it) had no language for them."""
     from bench.anchors.review import _EXT
 
     source = b"export function escapeHtml (str) {\n  return str.replace(/&/g, '&amp;')\n}\n"
-    for suffix in (".mjs", ".cjs", ".mts", ".cts"):
+    for suffix in (".mjs", ".cjs", ".es6", ".mts", ".cts"):
         assert "&amp;" in (find(source, _EXT[suffix], "escapeHtml") or "")

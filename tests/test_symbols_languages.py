@@ -152,6 +152,8 @@ def test_language_for_path() -> None:
     assert language_for_path("a/b.py") == "python"
     assert language_for_path("x.TSX") == "tsx"
     assert language_for_path("lib.rs") == "rust"
+    # (postcss's sources were `.es6` from 2015 to 2020, between two lives as `.js`.)
+    assert language_for_path("lib/container.es6") == "javascript"
     assert language_for_path("k.h") == "cpp"  # C++ headers are mostly `.h`
     assert language_for_path("k.c") == "c"
     assert language_for_path("k.hpp") == "cpp"

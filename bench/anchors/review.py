@@ -49,6 +49,7 @@ _EXT = {
     ".mjs": "javascript",
     ".cjs": "javascript",
     ".jsx": "javascript",
+    ".es6": "javascript",
     ".ts": "typescript",
     ".mts": "typescript",
     ".cts": "typescript",
