@@ -883,12 +883,12 @@ def compatible(a: Symbol, b: Symbol) -> bool:
     method signature, an abstract method) is not where an implementation came from: yargs'
     interface `YargsInstance.demandOption` is not the earlier `Yargs.demandOption`."""
     callables = {"function", "method"}
-    if _bodied(a) != _bodied(b):
+    if bodied(a) != bodied(b):
         return False
     return a.kind == b.kind or (a.kind in callables and b.kind in callables)
 
 
-def _bodied(symbol: Symbol) -> bool:
+def bodied(symbol: Symbol) -> bool:
     return symbol.body_start < symbol.end_byte
 
 
