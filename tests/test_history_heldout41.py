@@ -73,19 +73,13 @@ def test_code_moved_out_of_a_class_made_an_interface_again(tmp_path: Path) -> No
     r = Repo(tmp_path / "r")
     r.write("binder/RulesBinder.java", INTERFACE)
     r.commit("rules binder")
+    as_class = "package binder;\n\npublic final class RulesBinder {{\n\n{method}\n}}\n"
     r.write(
-        "binder/RulesBinder.java",
-        "package binder;\n\npublic final class RulesBinder {\n\n"
-        + FOR_PATTERN.format(provider="this.rules")
-        + "\n}\n",
+        "binder/RulesBinder.java", as_class.format(method=FOR_PATTERN.format(provider="this.rules"))
     )
     classed = r.commit("a class")
-    r.write(
-        "binder/RulesBinder.java",
-        "package binder;\n\npublic final class RulesBinder {\n\n"
-        + FOR_PATTERN.format(provider="this.rules, this.classLoader")
-        + "\n}\n",
-    )
+    loaded = FOR_PATTERN.format(provider="this.rules, this.classLoader")
+    r.write("binder/RulesBinder.java", as_class.format(method=loaded))
     edited = r.commit("class loader")
     r.write("binder/RulesBinder.java", INTERFACE)
     helpers = "".join(
@@ -98,7 +92,7 @@ def test_code_moved_out_of_a_class_made_an_interface_again(tmp_path: Path) -> No
         "binder/DefaultRulesBinder.java",
         "package binder;\n\nfinal class DefaultRulesBinder implements RulesBinder {\n\n"
         + helpers
-        + FOR_PATTERN.format(provider="this.rules, this.classLoader")
+        + loaded
         + "\n}\n",
     )
     moved = r.commit("extracted RulesBinder interface")
