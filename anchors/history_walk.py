@@ -1526,6 +1526,8 @@ class Walker:
             # one (mux renamed `setVars` and `setCurrentRoute` to `requestWithVars` and
             # `requestWithRoute` in one commit, each one-liner rewritten, the two equally alike).
             switched = [f for f in siblings if _switched(patch, f.short_name, target.short_name)]
+            if len(switched) > 1:
+                switched = _switched_alone(patch, switched, target.short_name)
             if len(switched) == 1:
                 siblings = switched
         if len(siblings) != 1 or target.name not in {s.name for s in appeared}:
@@ -3058,8 +3060,27 @@ def _redeclared(old: Version, patch: Patch | None, symbols: Iterable[Symbol]) ->
 
 def _switched(patch: Patch | None, old: str, new: str) -> bool:
     """Whether the patch turned a line using the word `old` into the same line using `new`."""
+    return bool(_switched_lines(patch, old, new))
+
+
+def _switched_alone(patch: Patch | None, olds: list[Found], new: str) -> list[Found]:
+    """Those of `olds` (names that vanished) that a line the patch switched to `new` names
+    where it reads as switched from no other of them: handlers declared alike all read as
+    renamed on their declaration lines, but the route that names one is that one's alone
+    (nsq's 58969a94 renamed every `doX` handler `xHandler`)."""
+    lines = [_switched_lines(patch, old.short_name, new) for old in olds]
+    return [
+        old
+        for old, mine in zip(olds, lines, strict=True)
+        if any(not any(line in other for other in lines if other is not mine) for line in mine)
+    ]
+
+
+def _switched_lines(patch: Patch | None, old: str, new: str) -> set[bytes]:
+    """The added lines of the patch that are removed lines using the word `old`, with `new`
+    in its place (see `_switched`)."""
     if patch is None or not old or not new:
-        return False
+        return set()
     removed: set[bytes] = set()
     added: set[bytes] = set()
     for line in patch.raw.split(b"\n"):
@@ -3074,7 +3095,7 @@ def _switched(patch: Patch | None, old: str, new: str) -> bool:
                 removed.add(_replaced(text, old, at, new).strip().encode())
         elif line.startswith(b"+") and not line.startswith(b"+++"):
             added.add(line[1:].strip())
-    return bool(removed & added)
+    return removed & added
 
 
 # Words that name nothing of the code's own: `this`, `self`, the keywords of a bare call.

@@ -104,3 +104,63 @@ def test_code_moved_out_of_a_class_made_an_interface_again(tmp_path: Path) -> No
         (edited, ("body",)),
         (classed, ("introduced",)),
     ]
+
+
+HANDLERS = (
+    "package nsqadmin\n\n"
+    "func (s *httpServer) routes(router *Router) {{\n"
+    '\trouter.Handle("GET", "/api/topics", Decorate(s.{topics}, log))\n'
+    '\trouter.Handle("GET", "/api/topics/:topic", Decorate(s.{topic}, log))\n'
+    '\trouter.Handle("GET", "/api/nodes", Decorate(s.{nodes}, log))\n'
+    "}}\n\n"
+    "func (s *httpServer) {topics}(w ResponseWriter, req *Request, ps Params) (interface{{}}, error) {{\n"
+    "\ttopics, err := s.ci.GetLookupdTopics(s.ctx.nsqadmin.opts.LookupdHTTPAddresses)\n"
+    "\treturn struct {{ Topics []string }}{{topics}}, err\n"
+    "}}\n\n"
+    "func (s *httpServer) {topic}(w ResponseWriter, req *Request, ps Params) (interface{{}}, error) {{\n"
+    "{body}"
+    "}}\n\n"
+    "func (s *httpServer) {nodes}(w ResponseWriter, req *Request, ps Params) (interface{{}}, error) {{\n"
+    "\tproducers, err := s.ci.GetProducers(s.ctx.nsqadmin.opts.LookupdHTTPAddresses)\n"
+    "\treturn struct {{ Nodes Producers }}{{producers}}, err\n"
+    "}}\n"
+)
+
+
+def test_handlers_declared_alike_renamed_together(tmp_path: Path) -> None:
+    """nsq's 58969a94 renamed every handler `doX` to `xHandler`, `doTopic`'s body extended to
+    under half alike: each declaration line reads as any of the old ones renamed (they are
+    declared alike), but the route that named `s.doTopic` names `s.topicHandler`, and reads
+    so for no other."""
+    r = Repo(tmp_path / "r")
+    old_body = (
+        '\ttopicName := ps.ByName("topic")\n'
+        "\tproducers, err := s.ci.GetTopicProducers(topicName, s.lookupd)\n"
+        "\treturn producers, err\n"
+    )
+    names = {"topics": "doTopics", "topic": "doTopic", "nodes": "doNodes"}
+    r.write("http.go", HANDLERS.format(body=old_body, **names))
+    born = r.commit("add /topics/:topic")
+    new_body = (
+        "\tvar messages []string\n"
+        '\ttopicName := ps.ByName("topic")\n'
+        "\tproducers, err := s.ci.GetTopicProducers(topicName, s.lookupd)\n"
+        "\tif err != nil {\n"
+        "\t\tpe, ok := err.(PartialErr)\n"
+        "\t\tif !ok {\n"
+        '\t\t\treturn nil, NewDeprecatedError(502, "UPSTREAM_ERROR")\n'
+        "\t\t}\n"
+        "\t\tmessages = append(messages, pe.Error())\n"
+        "\t}\n"
+        "\tstats, _, err := s.ci.GetNSQDStats(producers, topicName)\n"
+        "\tif err != nil {\n"
+        "\t\tmessages = append(messages, err.Error())\n"
+        "\t}\n"
+        "\treturn struct {\n\t\tStats   []*TopicStats\n\t\tMessage string\n"
+        "\t}{stats, maybeWarnMsg(messages)}, nil\n"
+    )
+    names = {"topics": "topicsHandler", "topic": "topicHandler", "nodes": "nodesHandler"}
+    r.write("http.go", HANDLERS.format(body=new_body, **names))
+    renamed = r.commit("return PartialErr")
+    history = symbol_history(r.path, "http.go", "httpServer.topicHandler")
+    assert changes(history.commits) == [(renamed, ("body", "rename")), (born, ("introduced",))]
