@@ -4,6 +4,7 @@ file, across renames, file renames and moves (see `anchors.history` for the meth
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from anchors.history_compare import (
     Found,
@@ -1988,7 +1989,10 @@ class Walker:
         if best is None:
             return None
         _, path, found = best
-        if any(s[0][0] == "M" and s[1] == path for s in self.changes_of(parent, commit.sha)):
+        if any(
+            status[0] == "M" and old_path == path
+            for status, old_path, _ in self.changes_of(parent, commit.sha)
+        ):
             later = self.blobs.version_at(commit.sha, path, language)
             if later is not None:
                 kept = [Found(s, later) for s in later.symbols if s.name == found.name]
@@ -2389,13 +2393,13 @@ class Walker:
             # (A declaration without a body left in its place keeps none of the code: digester
             # made RulesBinder an interface again, its methods' code moved into the new
             # DefaultRulesBinder.)
-            bodiless = (
-                {s.name for s in after.symbols if not bodied(s)} if after and not built else set()
+            with_body = (
+                {s.name for s in after.symbols if bodied(s)} if after and not built else set()
             )
             gone = [
                 Found(s, old)
                 for s in old.symbols
-                if s.name not in present or (s.name in bodiless and bodied(s))
+                if s.name not in (with_body if bodied(s) else present)
             ]
             # (A file git renamed has no `after` at its old path: all of it is a source.)
             renamed = (
@@ -2596,8 +2600,8 @@ class Walker:
         is ThreadLocalPool's, LockFreePool's is new). Of the symbol's whole qualified name,
         only another of that name counts (memchr's 93662e7 rewrote each iterator's `next` as it
         moved them into one file: the old `Memchr.next` is more like the new `Memchr2.next` than
-        like the new `Memchr.next`, which is still its later version). Not asked of commits touching many
-        files. Not a copy beside the symbol's file when the symbol is a copy of it under its name
+        like the new `Memchr.next`, which is still its later version). Not asked of commits
+        touching many files. Not a copy beside the symbol's file when the symbol is a copy of it under its name
         (REPLACED_SIMILARITY alike): copies for two builds share its past (see
         `went_elsewhere`)."""
         namesake = gone.short_name == cur.found.short_name
@@ -3069,10 +3073,9 @@ def _switched_alone(patch: Patch | None, olds: list[Found], new: str) -> list[Fo
     renamed on their declaration lines, but the route that names one is that one's alone
     (nsq's 58969a94 renamed every `doX` handler `xHandler`)."""
     lines = [_switched_lines(patch, old.short_name, new) for old in olds]
+    readers = Counter(line for mine in lines for line in mine)
     return [
-        old
-        for old, mine in zip(olds, lines, strict=True)
-        if any(not any(line in other for other in lines if other is not mine) for line in mine)
+        old for old, mine in zip(olds, lines, strict=True) if any(readers[x] == 1 for x in mine)
     ]
 
 
@@ -3406,12 +3409,7 @@ def _aliased(target: Found, old: Version, new: Version | None) -> Found | None:
 def _shared_qualifiers(a: str, b: str) -> int:
     """How many leading parts of their qualified names two definitions share, their last names
     left out (`Model.save.success`, `Model.save.options.success`: two)."""
-    shared = 0
-    for x, y in zip(a.split(".")[:-1], b.split(".")[:-1], strict=False):
-        if x != y:
-            break
-        shared += 1
-    return shared
+    return len(os.path.commonprefix([a.split(".")[:-1], b.split(".")[:-1]]))
 
 
 def _written_back(
